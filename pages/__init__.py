@@ -1,0 +1,1 @@
+"""The app's pages; ``pages.common`` holds the widgets several pages share."""

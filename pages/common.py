@@ -1,0 +1,81 @@
+"""Widgets and text helpers shared by several pages (Streamlit only, no maths)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import streamlit as st
+
+import attn_core as ac
+
+MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
+MAX_CHARS = 2000  # what a text box accepts
+
+PRESETS = (
+    "The cat sat on the mat.",
+    "The animal didn't cross the street because it was too tired.",
+    "The animal didn't cross the street because it was congested.",
+    "The hiking trail led us through bear country.",
+    "The cat, which was black, sat on the mat.",
+)
+
+PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
+
+
+def md_escape(text: str) -> str:
+    """User text made literal for st.markdown/st.caption: no HTML, markdown or LaTeX."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
+def sentence_input(
+    key: str = "sentence",
+    label: str = "Sentence",
+    default: str = PRESETS[0],
+    presets: tuple[str, ...] = PRESETS,
+) -> str:
+    """A preset picker plus a free text box that share one value; returns the text."""
+    text_key = f"{key}_text"
+    preset_key = f"{key}_preset"
+    if text_key not in st.session_state:
+        st.session_state[text_key] = default
+
+    def _use_preset() -> None:
+        if st.session_state.get(preset_key):
+            st.session_state[text_key] = st.session_state[preset_key]
+
+    st.selectbox(
+        "Example sentences", presets, index=None, placeholder="Pick an example…",
+        key=preset_key, on_change=_use_preset,
+    )  # fmt: skip
+    return st.text_input(label, key=text_key, max_chars=MAX_CHARS) or ""
+
+
+def tokens_or_stop(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sentence") -> list[str]:
+    """Tokenize; on blank text show an info message and stop the page, on long text
+    say that it was truncated."""
+    tokens = ac.tokenize(text[: MAX_CHARS * 4], max_tokens=max_tokens + 1)
+    if not tokens:
+        st.info(f"Type a {what} above (it is empty), or pick an example, to see attention at work.")
+        st.stop()
+    if len(tokens) > max_tokens:
+        st.warning(f"The {what} has more than {max_tokens} tokens; only the first {max_tokens} are used.")
+        tokens = tokens[:max_tokens]
+    return tokens
+
+
+def show_tokens(tokens: list[str]) -> None:
+    """The token list as literal text, numbered, so repeated words are visibly separate."""
+    st.code("  ".join(f"{i}:{t}" for i, t in enumerate(tokens)), language=None, wrap_lines=True)
+
+
+def show_figure(fig, key: str) -> None:
+    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch")
+
+
+def fmt_vec(values: np.ndarray, digits: int = 2) -> str:
+    """A short LaTeX row vector of numbers (numbers only, never user text)."""
+    return r"\begin{bmatrix}" + " & ".join(f"{v:.{digits}f}" for v in values) + r"\end{bmatrix}"
