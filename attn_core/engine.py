@@ -303,7 +303,7 @@ def attention_steps(
     return AttentionSteps(
         x=x, x_kv=x_kv, q=q, k=k, v=v, scores=scores, factor=factor, scaled=scaled,
         mask=mask_arr, masked=masked, weights=weights, output=output,
-    )  # fmt: skip
+    )
 
 
 # --------------------------------------------------------------------------- multi-head
@@ -360,7 +360,7 @@ def multi_head_steps(
         attention_steps(
             x, h.w_q, h.w_k, h.w_v, x_kv=x_kv, scale=scale, multiplier=multiplier,
             mask=mask, b_q=h.b_q, b_k=h.b_k, b_v=h.b_v,
-        )  # fmt: skip
+        )
         for h in heads
     )
     concat = np.concatenate([s.output for s in steps], axis=1)  # H x (T_q, d_v) -> (T_q, H*d_v)

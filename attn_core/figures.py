@@ -14,14 +14,14 @@ import plotly.graph_objects as go
 
 __all__ = [
     "DIVERGING",
-    "SEQUENTIAL",
     "FONT_SIZE",
+    "SEQUENTIAL",
+    "bar_chart",
+    "dim_labels",
     "heatmap",
     "line_chart",
-    "bar_chart",
     "safe_label",
     "token_labels",
-    "dim_labels",
 ]
 
 # Colour-blind-safe scales: a blue-white-red diverging scale centred on 0 for signed
@@ -163,7 +163,7 @@ def heatmap(
             title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
             showgrid=False, zeroline=False,
         ),
-    )  # fmt: skip
+    )
     return fig
 
 

@@ -50,7 +50,7 @@ def sentence_input(
     st.selectbox(
         "Example sentences", presets, index=None, placeholder="Pick an example…",
         key=preset_key, on_change=_use_preset,
-    )  # fmt: skip
+    )
     return st.text_input(label, key=text_key, max_chars=MAX_CHARS) or ""
 
 

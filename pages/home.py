@@ -15,7 +15,8 @@ st.markdown(
     """
 **A tour of the pages**
 
-- **Step by step**: type a sentence and follow every matrix, from the embeddings X to the output Z, with a worked example of one cell.
+- **Step by step**: type a sentence and follow every matrix, from the embeddings X to the
+  output Z, with one cell worked through by hand.
 - **Softmax and scaling lab**: why scores are divided by √d_k, and what happens when they are not.
 - **Multi-head**: several heads look at the same sentence in different ways, then get mixed by W_O.
 - **Cross-attention**: queries from one sentence, keys and values from another.
