@@ -10,14 +10,20 @@ from .engine import _rng_for, causal_mask, dilated_mask, entropy, softmax, windo
 
 __all__ = [
     "MASK_KINDS",
+    "Competition",
     "DkStudy",
     "Saturation",
     "dk_study",
+    "init_v_a",
     "make_mask",
+    "max_abs_diff",
+    "max_entropy",
     "random_scores",
     "saturation",
     "score_counts",
+    "scores_memory_bytes",
     "sigmoid",
+    "softmax_vs_sigmoid",
 ]
 
 MASK_KINDS = ("global", "causal", "window", "dilated")
@@ -56,7 +62,7 @@ def saturation(scores: np.ndarray, multiplier: float) -> Saturation:
         scores=scores, weights=weights, entropy=float(entropy(weights)),
         multiplier=float(multiplier), scaled=scaled, scaled_weights=scaled_weights,
         scaled_entropy=float(entropy(scaled_weights)),
-    )  # fmt: skip
+    )
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -103,7 +109,7 @@ def dk_study(d_ks: list[int] | np.ndarray, *, samples: int = 4000, T: int = 8, s
     return DkStudy(
         d_k=d_ks, var_unscaled=np.array(var_u), var_scaled=np.array(var_s),
         entropy_unscaled=np.array(ent_u), entropy_scaled=np.array(ent_s), T=int(T),
-    )  # fmt: skip
+    )
 
 
 def make_mask(kind: str, T: int, *, radius: int = 2, dilation: int = 2) -> np.ndarray | None:
@@ -133,3 +139,75 @@ def score_counts(T_values: list[int] | np.ndarray, *, radius: int = 2, dilation:
             counts.append(int(T) * int(T) if mask is None else int(mask.sum()))
         out[kind] = np.array(counts, dtype=np.int64)
     return out
+
+
+@dataclass(frozen=True)
+class Competition:
+    """One score raised by ``delta``: softmax makes the others fall, sigmoid does not."""
+
+    scores: np.ndarray  # (n,) before
+    raised: np.ndarray  # (n,) scores with scores[index] + delta
+    index: int
+    delta: float
+    softmax_before: np.ndarray  # (n,)
+    softmax_after: np.ndarray  # (n,) sums to 1
+    sigmoid_before: np.ndarray  # (n,)
+    sigmoid_after: np.ndarray  # (n,) each in (0, 1), any sum
+    softmax_sum: float  # sum of softmax_after
+    sigmoid_sum: float  # sum of sigmoid_after
+
+
+def softmax_vs_sigmoid(scores: np.ndarray, index: int, delta: float) -> Competition:
+    """Softmax and sigmoid of ``scores`` before and after adding ``delta`` to one score.
+
+    scores (n,); 0 <= index < n.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1:
+        raise ValueError(f"scores must have shape (n,), got {scores.shape}")
+    if not 0 <= index < scores.size:
+        raise ValueError(f"index must be in [0, {scores.size}), got {index}")
+    raised = scores.copy()
+    raised[index] += float(delta)
+    softmax_after = softmax(raised)
+    sigmoid_after = sigmoid(raised)
+    return Competition(
+        scores=scores, raised=raised, index=int(index), delta=float(delta),
+        softmax_before=softmax(scores), softmax_after=softmax_after,
+        sigmoid_before=sigmoid(scores), sigmoid_after=sigmoid_after,
+        softmax_sum=float(softmax_after.sum()), sigmoid_sum=float(sigmoid_after.sum()),
+    )
+
+
+def max_entropy(T: int) -> float:
+    """The largest possible entropy of a row of T weights (all equal): log2(T) bits."""
+    if T < 1:
+        raise ValueError(f"T must be >= 1, got {T}")
+    return float(np.log2(T))
+
+
+def scores_memory_bytes(T_values: list[int] | np.ndarray, *, itemsize: int = 4) -> np.ndarray:
+    """Bytes of one dense (T, T) score matrix per T (float32: itemsize 4).
+
+    Returns: bytes (n,)
+    """
+    T_values = np.asarray(T_values, dtype=np.int64)
+    return T_values * T_values * int(itemsize)
+
+
+def init_v_a(d_a: int, *, seed: int = 0) -> np.ndarray:
+    """The seeded vector v_a of an additive (tanh) score, entries N(0, 1/d_a).
+
+    Returns: v_a (d_a,)
+    """
+    if d_a < 1:
+        raise ValueError(f"d_a must be >= 1, got {d_a}")
+    return _rng_for("v_a", int(seed), int(d_a)).normal(0.0, 1.0 / np.sqrt(d_a), int(d_a))
+
+
+def max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:
+    """max |a - b| over all entries of two arrays of the same shape."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    return float(np.max(np.abs(a - b))) if a.size else 0.0

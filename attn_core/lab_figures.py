@@ -1,0 +1,112 @@
+"""Plotly builders for the lab pages (softmax lab, multi-head, cross-attention, masks).
+
+Results in, figures out; no maths and no Streamlit. Shared pieces (colour scales, font
+size, label escaping, heatmap, line_chart) come from ``attn_core.figures``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .figures import FONT_SIZE, heatmap, line_chart, token_labels
+
+__all__ = [
+    "concat_labels",
+    "grouped_bars",
+    "log_x_lines",
+    "mask_heatmap",
+    "score_labels",
+]
+
+_DASHED = dict(dash="dash", width=2, color="gray")
+
+
+def score_labels(tokens: list[str], n: int) -> list[str]:
+    """Raw labels for n key positions: "i:token" for the first tokens, "key i" past the end."""
+    return [f"{i}:{tokens[i]}" if i < len(tokens) else f"key {i}" for i in range(n)]
+
+
+def concat_labels(n_heads: int, d_v: int) -> list[str]:
+    """Column labels of Concat(head_1..head_H): "h1.0" .. "hH.(d_v-1)" (H*d_v labels)."""
+    return [f"h{h + 1}.{j}" for h in range(n_heads) for j in range(d_v)]
+
+
+def grouped_bars(
+    labels: list[str],
+    series: dict[str, np.ndarray],
+    *,
+    title: str,
+    y_title: str = "",
+    y_range: tuple[float, float] | None = None,
+    fmt: str = ".2f",
+    height: int = 340,
+) -> go.Figure:
+    """Side-by-side bars, one colour per named series, at integer positions with escaped labels.
+
+    Every series is (n,) with n = len(labels).
+    """
+    fig = go.Figure()
+    for name, values in series.items():
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (len(labels),):
+            raise ValueError(f"series {name!r} must have shape ({len(labels)},), got {values.shape}")
+        fig.add_trace(
+            go.Bar(
+                x=np.arange(len(labels)), y=values, name=name, hovertemplate=f"%{{y:{fmt}}}",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
+        font=dict(size=FONT_SIZE),
+        height=height,
+        barmode="group",
+        margin=dict(l=10, r=10, t=70, b=10),
+        xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels)),
+        yaxis=dict(title=dict(text=y_title), range=list(y_range) if y_range else None),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+    )
+    return fig
+
+
+def log_x_lines(
+    x: np.ndarray,
+    series: dict[str, np.ndarray],
+    *,
+    title: str,
+    x_title: str = "",
+    y_title: str = "",
+    log_y: bool = False,
+    reference: tuple[str, float] | None = None,
+    height: int = 380,
+) -> go.Figure:
+    """``figures.line_chart`` on a log x axis, with an optional dashed horizontal reference line.
+
+    x (n,); every series (n,); reference is (name, y value), drawn as a last trace.
+    """
+    fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y, height=height)
+    # Powers of two as x ticks and whole decades on a log y: Plotly's minor log labels are tiny.
+    x_ticks = [2**i for i in range(int(np.log2(max(np.max(x), 1))) + 1)]
+    fig.update_xaxes(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
+    if log_y:
+        fig.update_yaxes(dtick=1)
+    # Legend under the plot, so a long legend never runs into the title.
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, x=0), margin=dict(b=90))
+    if reference is not None:
+        name, value = reference
+        x = np.asarray(x)
+        fig.add_trace(
+            go.Scatter(x=[x.min(), x.max()], y=[float(value)] * 2, mode="lines", name=name, line=_DASHED)
+        )
+    return fig
+
+
+def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> go.Figure:
+    """A (T, T) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones."""
+    T = len(tokens)
+    allowed = np.ones((T, T), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    fig = heatmap(
+        allowed.astype(np.float64), rows=tokens, cols=tokens, title=title, kind="weights",
+        row_title="query", col_title="key", value_name="may attend", fmt=".0f",
+    )  # fmt: skip
+    return fig.update_traces(showscale=False)  # two colours, labelled in every cell and the title

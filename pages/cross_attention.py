@@ -1,0 +1,151 @@
+"""Cross-attention: queries from one sentence, keys and values from another."""
+
+import streamlit as st
+
+import attn_core as ac
+from attn_core.figures import dim_labels, heatmap
+from pages.common import md_escape, sentence_input, show_figure, show_tokens, tokens_or_stop
+
+# Translation pairs: the i-th source goes with the i-th target.
+SOURCES = (
+    "The cat sat on the mat.",
+    "I like green tea.",
+    "Where is the train station?",
+)
+TARGETS = (
+    "Le chat s'est assis sur le tapis.",
+    "J'aime le thé vert.",
+    "Où est la gare ?",
+)
+D_MODELS = (4, 8, 16, 32, 64)
+D_KS = (1, 2, 4, 8, 16, 32)
+
+
+@st.cache_data(show_spinner=False)
+def _cross(q_tokens: tuple[str, ...], kv_tokens: tuple[str, ...], d_model: int, d_k: int, seed: int):
+    """One engine call: both sentences embedded alike (positions counted per sentence)."""
+    x_q = ac.embed(list(q_tokens), d_model, seed=seed)
+    x_kv = ac.embed(list(kv_tokens), d_model, seed=seed)
+    w = ac.init_weights(d_model, d_k, seed=seed)
+    return ac.attention_steps(x_q, w.w_q, w.w_k, w.w_v, x_kv=x_kv)
+
+
+st.title("Cross-attention")
+st.markdown(
+    "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
+    "translation model, the sentence being written (the target, on the decoder side) asks the questions, "
+    "and the sentence being translated (the source, on the encoder side) supplies the keys and values. "
+    "Each target word can then pull in the source words it needs."
+)
+
+left, right = st.columns(2)
+with left:
+    source = sentence_input(
+        key="cross_source", label="Source sentence (encoder side)", default=SOURCES[0], presets=SOURCES
+    )
+    source_tokens = tokens_or_stop(source, what="source sentence")
+    show_tokens(source_tokens)
+with right:
+    target = sentence_input(
+        key="cross_target", label="Target sentence (decoder side)", default=TARGETS[0], presets=TARGETS
+    )
+    target_tokens = tokens_or_stop(target, what="target sentence")
+    show_tokens(target_tokens)
+
+c1, c2, c3, c4 = st.columns(4)
+swap = c1.toggle("Swap: queries from the source", value=False, key="cross_swap")
+d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="cross_d_model")
+d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="cross_d_k")
+seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="cross_seed")
+
+if swap:
+    q_tokens, kv_tokens, q_name, kv_name = source_tokens, target_tokens, "source", "target"
+else:
+    q_tokens, kv_tokens, q_name, kv_name = target_tokens, source_tokens, "target", "source"
+steps = _cross(tuple(q_tokens), tuple(kv_tokens), int(d_model), int(d_k), int(seed))
+T_q, T_k = steps.scores.shape
+
+st.caption(
+    f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} sentence "
+    f"({T_k} tokens). Both are embedded with the same seed and d_model; positions are counted within each sentence."
+)
+
+# --------------------------------------------------------------------------- Q, K, V
+st.header("1. Queries from one sentence, keys and values from the other")
+st.markdown(
+    f"The same three weight matrices are used as in self-attention, but W_q is applied to the {q_name} "
+    f"embeddings and W_k, W_v to the {kv_name} embeddings. The two sentences may have different lengths; "
+    "only the width d_k has to match so that every query can be compared with every key."
+)
+st.latex(
+    rf"Q = X_q W_q:\ {T_q}\times{d_k},\qquad K = X_{{kv}} W_k:\ {T_k}\times{d_k},\qquad "
+    rf"V = X_{{kv}} W_v:\ {T_k}\times{steps.v.shape[1]}"
+)
+cols = st.columns(3)
+for col, (name, title, matrix, rows, who) in zip(
+    cols,
+    (
+        ("q", "Queries Q", steps.q, q_tokens, q_name),
+        ("k", "Keys K", steps.k, kv_tokens, kv_name),
+        ("v", "Values V", steps.v, kv_tokens, kv_name),
+    ),
+    strict=True,
+):
+    with col:
+        show_figure(
+            heatmap(
+                matrix, rows=rows, cols=dim_labels(matrix.shape[1]), title=title,
+                row_title=f"{who} token", col_title="dimension", value_name=name,
+            ),
+            key=f"cross_{name}",
+        )  # fmt: skip
+
+# --------------------------------------------------------------------------- scores and weights
+st.header("2. A rectangular score matrix")
+st.markdown(
+    f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
+    f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
+    f"spreads one unit of attention over the {kv_name} tokens."
+)
+st.latex(
+    rf"\mathrm{{weights}} = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}\right):\ "
+    rf"({T_q}\times{d_k})({d_k}\times{T_k}) \to {T_q}\times{T_k},\qquad "
+    rf"\frac{{1}}{{\sqrt{{{d_k}}}}} = {steps.factor:.3f}"
+)
+left, right = st.columns(2)
+with left:
+    show_figure(
+        heatmap(
+            steps.scaled, rows=q_tokens, cols=kv_tokens, title="Cross-attention scores QKᵀ/√d_k",
+            row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="score",
+        ),
+        key="cross_scores",
+    )  # fmt: skip
+with right:
+    show_figure(
+        heatmap(
+            steps.weights, rows=q_tokens, cols=kv_tokens, title="Cross-attention weights", kind="weights",
+            row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="weight",
+        ),
+        key="cross_weights",
+    )  # fmt: skip
+st.caption(
+    f"Row 0 is query 0 ({md_escape(q_tokens[0])}); its {T_k} weights add up to 1. These weights are random until "
+    "a model is trained; a trained translation model learns to line up words that mean the same thing."
+)
+
+# --------------------------------------------------------------------------- output
+st.header("3. The output: one row per query")
+st.markdown(
+    f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
+    f"{q_name} token. In a translation model this is how the words being written read the source sentence."
+)
+st.latex(rf"\mathrm{{output}} = \mathrm{{weights}}\, V:\ ({T_q}\times{T_k})({T_k}\times{steps.v.shape[1]}) \to "
+         rf"{steps.output.shape[0]}\times{steps.output.shape[1]}")
+show_figure(
+    heatmap(
+        steps.output, rows=q_tokens, cols=dim_labels(steps.output.shape[1]), title="Cross-attention output",
+        row_title=f"query ({q_name})", col_title="dimension", value_name="output",
+    ),
+    key="cross_output",
+)  # fmt: skip

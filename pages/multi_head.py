@@ -1,0 +1,109 @@
+"""Multi-head attention: H heads on the same sentence, concatenated and mixed by W_O."""
+
+import streamlit as st
+
+import attn_core as ac
+from attn_core.figures import dim_labels, heatmap
+from attn_core.lab_figures import concat_labels
+from pages.common import sentence_input, show_figure, show_tokens, tokens_or_stop
+
+D_MODELS = (4, 8, 16, 32, 64)
+D_KS = (1, 2, 4, 8, 16, 32)
+HEAD_COLUMNS = 2
+
+
+@st.cache_data(show_spinner=False)
+def _multi_head(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool):
+    """One engine call: seeded heads and W_O, then every step of every head."""
+    x = ac.embed(list(tokens), d_model, seed=seed)
+    heads, w_o = ac.init_multi_head(d_model, n_heads, d_k, seed=seed)
+    return ac.multi_head_steps(x, heads, w_o, mask="causal" if causal else None)
+
+
+st.title("Multi-head attention")
+st.markdown(
+    "One head gives each token one way of looking at the others. Multi-head attention runs several "
+    "heads side by side, each with its own W_q, W_k and W_v, so one head can follow the previous word "
+    "while another follows the subject. Their outputs are glued together and mixed back to d_model "
+    "numbers per token by one more matrix, W_O."
+)
+
+text = sentence_input(key="mh_sentence")
+tokens = tokens_or_stop(text)
+show_tokens(tokens)
+
+c1, c2, c3, c4, c5 = st.columns(5)
+n_heads = c1.slider("Heads H", min_value=1, max_value=8, value=4, key="mh_heads")
+d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="mh_d_model")
+d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="mh_d_k")
+seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="mh_seed")
+causal = c5.toggle("Causal mask", value=False, key="mh_causal")
+
+mh = _multi_head(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal))
+T = len(tokens)
+d_v = mh.heads[0].v.shape[1]
+
+# --------------------------------------------------------------------------- the heads
+st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights")
+st.markdown(
+    "Every head sees the same embeddings X but projects them with different random matrices, so each "
+    "head's weights differ. Each row is one query token and sums to 1."
+    + (" With the causal mask a token only looks at itself and the tokens before it." if causal else "")
+)
+st.latex(
+    rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{{d_k}}}}}\right) V_h,"
+    rf"\quad Q_h = X W_q^{{(h)}}:\ ({T}\times{d_model})({d_model}\times{d_k}) \to {T}\times{d_k}"
+)
+for start in range(0, n_heads, HEAD_COLUMNS):
+    columns = st.columns(HEAD_COLUMNS)
+    for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
+        with columns[h - start]:
+            show_figure(
+                heatmap(
+                    mh.heads[h].weights, rows=tokens, cols=tokens, title=f"Head {h + 1} weights",
+                    kind="weights", row_title="query", col_title="key", value_name="weight",
+                ),
+                key=f"mh_head_{h}",
+            )  # fmt: skip
+
+# --------------------------------------------------------------------------- concat, W_O, output
+st.header("2. Concatenate, then mix with W_O")
+st.markdown(
+    f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × {mh.concat.shape[1]} "
+    f"matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = {d_model} numbers per token, "
+    "letting the model combine what the different heads found."
+)
+st.latex(
+    rf"\mathrm{{MultiHead}} = \underbrace{{\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})}}"
+    rf"_{{{mh.concat.shape[0]}\times{mh.concat.shape[1]}}}\ "
+    rf"\underbrace{{W_O}}_{{{mh.w_o.shape[0]}\times{mh.w_o.shape[1]}}}"
+    rf" = \underbrace{{\mathrm{{output}}}}_{{{mh.output.shape[0]}\times{mh.output.shape[1]}}}"
+)
+show_figure(
+    heatmap(
+        mh.concat, rows=tokens, cols=concat_labels(n_heads, d_v),
+        title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
+        row_title="token", col_title="head.dimension", value_name="value",
+    ),
+    key="mh_concat",
+)  # fmt: skip
+left, right = st.columns(2)
+with left:
+    show_figure(
+        heatmap(
+            mh.w_o, rows=concat_labels(n_heads, d_v), cols=dim_labels(d_model),
+            title=f"W_O: {mh.w_o.shape[0]} × {mh.w_o.shape[1]}", row_title="head.dimension",
+            col_title="output dimension", value_name="w_o",
+        ),
+        key="mh_w_o",
+    )  # fmt: skip
+with right:
+    show_figure(
+        heatmap(
+            mh.output, rows=tokens, cols=dim_labels(d_model),
+            title=f"Output: {mh.output.shape[0]} × {mh.output.shape[1]}", row_title="token",
+            col_title="output dimension", value_name="output",
+        ),
+        key="mh_output",
+    )  # fmt: skip
+st.caption("Blue is negative, red is positive, white is 0.")

@@ -1,0 +1,99 @@
+"""Checks shared by the lab pages' AppTests: hostile sentences, NaN-free figures, escaped labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from tests.figdata import decode, figures, z_matrix
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BAD_INPUTS = {
+    "empty": "",
+    "whitespace": "   \t  ",
+    "10k_chars": ("lorem ipsum " * 900)[:10_000],
+    "emoji_zwj": "👩‍👩‍👧‍👦 loves 👍🏽 and 🏳️‍🌈",
+    "cjk": "我喜欢自然语言处理",
+    "rtl": "مرحبا بالعالم الجميل",
+    "html": "<script>alert(1)</script>",
+    "markdown": "**x**",
+    "md_link": "[a](javascript:x)",
+    "latex": r"$\href{javascript:alert(1)}{x}$",
+}
+
+
+def app(page: str) -> AppTest:
+    return AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+
+
+def trace_arrays(fig: dict) -> list[np.ndarray]:
+    """Every numeric x, y, z array of a figure's traces, as float arrays."""
+    out = []
+    for trace in fig["data"]:
+        if trace.get("name") == "masked":
+            continue  # the grey layer under -inf cells is NaN elsewhere by design
+        if "z" in trace:
+            out.append(z_matrix(trace))
+        for axis in ("x", "y"):
+            if axis in trace:
+                out.append(np.asarray(decode(trace[axis]), dtype=np.float64))
+    return out
+
+
+def assert_finite_figures(at: AppTest) -> None:
+    figs = figures(at)
+    assert figs, "expected at least one figure"
+    for fig in figs:
+        for arr in trace_arrays(fig):
+            assert np.all(np.isfinite(arr)), f"non-finite data in {fig['layout']['title']['text']!r}"
+
+
+def ticks(fig: dict, axis: str) -> list[str]:
+    return list(fig["layout"][f"{axis}axis"]["ticktext"])
+
+
+def assert_escaped_ticks(at: AppTest) -> None:
+    """No tick label of any figure carries raw HTML or a LaTeX-opening '$'."""
+    for fig in figures(at):
+        for axis in ("x", "y"):
+            for label in fig["layout"].get(f"{axis}axis", {}).get("ticktext", []):
+                assert "<" not in label and ">" not in label, label
+                assert not label.startswith("$") or label.startswith("$\u200b"), label
+
+
+def run_bad_input(at: AppTest, text_key: str, text: str) -> list[str]:
+    """Put ``text`` in the box ``text_key``, rerun, and check what every page must do with it.
+
+    Blank text: an info message and no figures. Otherwise: finite figures, escaped tick labels,
+    and a truncation warning past 64 tokens. Returns the tokens the page should show ([] if blank).
+    """
+    at.text_input(key=text_key).set_value(text)
+    at.run()
+    assert not at.exception
+    tokens = ac.tokenize(text, max_tokens=64)
+    if not tokens:
+        assert at.info and not figures(at)
+        return []
+    assert_finite_figures(at)
+    assert_escaped_ticks(at)
+    if len(ac.tokenize(text, max_tokens=65)) > 64:
+        assert any("only the first 64" in w.value for w in at.warning)
+    return tokens
+
+
+_WIDGETS = ("slider", "select_slider", "number_input", "selectbox", "toggle", "text_input")
+
+
+def drive(page: str, **controls: object) -> AppTest:
+    """Run ``page``, set each widget (by key) to its value through the widget itself, rerun."""
+    at = app(page).run()
+    for key, value in controls.items():
+        widget = next(w for kind in _WIDGETS for w in getattr(at, kind) if w.key == key)
+        widget.set_value(value)
+    at.run()
+    assert not at.exception
+    return at

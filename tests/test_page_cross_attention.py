@@ -1,0 +1,93 @@
+"""AppTest of the cross-attention page: T_q x T_k heatmaps equal attention_steps(x_q, ..., x_kv=x_kv)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import attn_core as ac
+from attn_core.figures import token_labels
+from tests.figdata import figure_by_title, z_matrix
+from tests.lab_checks import BAD_INPUTS, app, drive, run_bad_input, ticks
+
+PAGE = "cross_attention.py"
+SOURCE = "The cat sat on the mat."
+TARGET = "Le chat s'est assis sur le tapis."
+
+
+def _engine(q_text: str, kv_text: str, d_model: int = 16, d_k: int = 4, seed: int = 0) -> ac.AttentionSteps:
+    x_q = ac.embed(ac.tokenize(q_text, max_tokens=64), d_model, seed=seed)
+    x_kv = ac.embed(ac.tokenize(kv_text, max_tokens=64), d_model, seed=seed)
+    w = ac.init_weights(d_model, d_k, seed=seed)
+    return ac.attention_steps(x_q, w.w_q, w.w_k, w.w_v, x_kv=x_kv)
+
+
+def _z(at, title: str) -> np.ndarray:
+    return z_matrix(figure_by_title(at, title)["data"][0])
+
+
+def _check(at, q_text: str, kv_text: str, **sizes: int) -> None:
+    assert not at.exception
+    steps = _engine(q_text, kv_text, **sizes)
+    T_q, T_k = len(ac.tokenize(q_text)), len(ac.tokenize(kv_text))
+    for title, expected in (
+        ("Cross-attention scores", steps.scaled),
+        ("Cross-attention weights", steps.weights),
+        ("Queries Q", steps.q),
+        ("Keys K", steps.k),
+        ("Values V", steps.v),
+        ("Cross-attention output", steps.output),
+    ):
+        assert_allclose(_z(at, title), expected, atol=1e-12, err_msg=title)
+    assert _z(at, "Cross-attention weights").shape == (T_q, T_k)
+    assert_allclose(_z(at, "Cross-attention weights").sum(axis=1), 1.0)
+    weights = figure_by_title(at, "Cross-attention weights")
+    assert ticks(weights, "y") == token_labels(ac.tokenize(q_text))  # rows = query tokens
+    assert ticks(weights, "x") == token_labels(ac.tokenize(kv_text))  # cols = key tokens
+
+
+def test_default_queries_from_target():
+    at = app(PAGE).run()
+    _check(at, TARGET, SOURCE)
+    T_q, T_k = _z(at, "Cross-attention weights").shape
+    assert (T_q, T_k) == (len(ac.tokenize(TARGET)), len(ac.tokenize(SOURCE))) and T_q != T_k  # rectangular
+
+
+def test_changing_either_sentence_and_swapping():
+    at = app(PAGE).run()
+    at.text_input(key="cross_source_text").input("I like green tea very much.")
+    at.run()
+    _check(at, TARGET, "I like green tea very much.")
+    at.text_input(key="cross_target_text").input("J'aime le thé.")
+    at.run()
+    _check(at, "J'aime le thé.", "I like green tea very much.")
+    assert _z(at, "Cross-attention scores").shape == (4, 7)
+    at.toggle(key="cross_swap").set_value(True)
+    at.run()
+    _check(at, "I like green tea very much.", "J'aime le thé.")
+    assert _z(at, "Cross-attention scores").shape == (7, 4)
+
+
+def test_presets_fill_both_boxes():
+    at = drive(PAGE, cross_source_preset="Where is the train station?", cross_target_preset="Où est la gare ?")
+    _check(at, "Où est la gare ?", "Where is the train station?")
+
+
+@pytest.mark.parametrize(("d_model", "d_k", "seed"), [(4, 1, 0), (64, 32, 7), (8, 16, 2)])
+def test_sizes_and_seed(d_model, d_k, seed):
+    at = drive(PAGE, cross_d_model=d_model, cross_d_k=d_k, cross_seed=seed)
+    _check(at, TARGET, SOURCE, d_model=d_model, d_k=d_k, seed=seed)
+
+
+@pytest.mark.parametrize("side", ["source", "target"])
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_sentences(name, side):
+    text = BAD_INPUTS[name]
+    at = app(PAGE).run()
+    tokens = run_bad_input(at, f"cross_{side}_text", text)
+    if not tokens:
+        return
+    weights = figure_by_title(at, "Cross-attention weights")
+    axis = "x" if side == "source" else "y"
+    assert ticks(weights, axis) == token_labels(tokens)

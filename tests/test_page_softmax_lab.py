@@ -1,0 +1,104 @@
+"""AppTest of the softmax and scaling lab: every control moves the charts as attn_core says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import attn_core as ac
+from attn_core import experiments as ex
+from attn_core.figures import token_labels
+from attn_core.lab_figures import score_labels
+from tests.figdata import decode, figure_by_title, figures
+from tests.lab_checks import BAD_INPUTS, app, assert_finite_figures, drive, run_bad_input, ticks
+
+PAGE = "softmax_lab.py"
+
+
+def _bars(at, title: str, trace: int = 0) -> np.ndarray:
+    return decode(figure_by_title(at, title)["data"][trace]["y"]).astype(np.float64)
+
+
+def _metric(at, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def _check_saturation(at, seed: int, multiplier: float) -> None:
+    scores = ac.softmax(ex.random_scores(8, seed=seed))
+    scaled = ac.softmax(ex.random_scores(8, seed=seed) * multiplier)
+    assert_allclose(_bars(at, "Weights softmax(s)"), scores, rtol=1e-12)
+    assert_allclose(_bars(at, "Weights softmax(m·s)"), scaled, rtol=1e-12, atol=1e-300)
+    assert _metric(at, "Entropy of softmax(s)") == f"{float(ac.entropy(scores)):.3f} bits"
+    assert _metric(at, f"Entropy of softmax({multiplier:g}·s)") == f"{float(ac.entropy(scaled)):.3f} bits"
+
+
+def test_default_run_matches_attn_core():
+    at = app(PAGE).run()
+    assert not at.exception
+    _check_saturation(at, seed=0, multiplier=100.0)
+    assert len(figures(at)) == 6
+    # The default multiplier of 100 saturates: one bar holds nearly everything.
+    assert _bars(at, "Weights softmax(m·s)").max() > 0.99
+
+
+@pytest.mark.parametrize(("seed", "multiplier"), [(7, 0.1), (3, 2.0), (42, 100.0)])
+def test_seed_and_multiplier_change_the_bars(seed, multiplier):
+    at = drive(PAGE, lab_seed=seed, lab_multiplier=multiplier)
+    _check_saturation(at, seed=seed, multiplier=multiplier)
+
+
+@pytest.mark.parametrize(("T", "seed"), [(8, 0), (2, 5), (64, 1)])
+def test_dk_study_lines_equal_experiments(T, seed):
+    at = drive(PAGE, lab_T=T, lab_dk_seed=seed)
+    var_fig = figure_by_title(at, "Variance of the scores against d_k")
+    ent_fig = figure_by_title(at, "Mean row entropy of the weights against d_k")
+    d_ks = decode(var_fig["data"][0]["x"]).astype(int)
+    assert d_ks[0] == 1 and d_ks[-1] == 512 and np.all(np.diff(d_ks) > 0)
+    study = ex.dk_study(d_ks, T=T, seed=seed)
+    assert_allclose(decode(var_fig["data"][0]["y"]), study.var_unscaled)
+    assert_allclose(decode(var_fig["data"][1]["y"]), study.var_scaled)
+    assert_allclose(decode(ent_fig["data"][0]["y"]), study.entropy_unscaled)
+    assert_allclose(decode(ent_fig["data"][1]["y"]), study.entropy_scaled)
+    assert_allclose(decode(ent_fig["data"][2]["y"]), [np.log2(T)] * 2)
+    assert var_fig["layout"]["xaxis"]["type"] == "log"
+    # The lesson itself: unscaled variance grows with d_k, scaled stays near 1.
+    assert study.var_unscaled[-1] > 100 * study.var_unscaled[0]
+    assert np.all(np.abs(study.var_scaled - 1) < 0.2)
+
+
+@pytest.mark.parametrize(("index", "delta"), [(0, 3.0), (5, 20.0), (7, -10.0), (2, 0.0)])
+def test_softmax_competes_sigmoid_does_not(index, delta):
+    at = drive(PAGE, lab_raise_index=index, lab_raise_delta=delta)
+    scores = ex.random_scores(8, seed=0)
+    raised = scores.copy()
+    raised[index] += delta
+    assert_allclose(_bars(at, "Softmax weights, before", 0), ac.softmax(scores))
+    assert_allclose(_bars(at, "Softmax weights, before", 1), ac.softmax(raised))
+    assert_allclose(_bars(at, "Sigmoid values, before", 0), 1 / (1 + np.exp(-scores)))
+    assert_allclose(_bars(at, "Sigmoid values, before", 1), 1 / (1 + np.exp(-raised)))
+    sig_after = _bars(at, "Sigmoid values, before", 1)
+    soft_after = _bars(at, "Softmax weights, before", 1)
+    others = np.arange(8) != index
+    assert_allclose(sig_after[others], _bars(at, "Sigmoid values, before", 0)[others])  # unchanged
+    if delta > 0:
+        assert np.all(soft_after[others] < _bars(at, "Softmax weights, before", 0)[others])  # they fall
+    assert _metric(at, "Sum of softmax weights") == f"{ac.softmax(raised).sum():.4f}" == "1.0000"
+    assert _metric(at, "Sum of sigmoid values") == f"{(1 / (1 + np.exp(-raised))).sum():.4f}"
+    assert _metric(at, "Sum of sigmoid values") != "1.0000"
+
+
+def test_extreme_controls_stay_finite():
+    at = drive(PAGE, lab_multiplier=100.0, lab_raise_delta=20.0, lab_T=64)
+    assert_finite_figures(at)
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_sentences(name):
+    text = BAD_INPUTS[name]
+    at = app(PAGE).run()
+    tokens = run_bad_input(at, "lab_sentence_text", text)
+    if not tokens:
+        return
+    expected = token_labels(score_labels(tokens, 8))
+    assert ticks(figure_by_title(at, "Weights softmax(s)"), "x") == expected
