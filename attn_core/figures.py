@@ -19,6 +19,7 @@ __all__ = [
     "bar_chart",
     "dim_labels",
     "heatmap",
+    "heatmap_panels",
     "line_chart",
     "safe_label",
     "token_labels",
@@ -67,6 +68,32 @@ def _format_cell(value: float, fmt: str) -> str:
     return format(value, fmt)
 
 
+def _hover(row_ticks: list[str], col_ticks: list[str]) -> np.ndarray:
+    """Per-cell hover labels: customdata (rows, cols, 2) holding each cell's row and column label."""
+    hover_rows = np.array(row_ticks, dtype=object)[:, None].repeat(len(col_ticks), axis=1)
+    hover_cols = np.array(col_ticks, dtype=object)[None, :].repeat(len(row_ticks), axis=0)
+    return np.stack([hover_rows, hover_cols], axis=-1)  # (rows, cols, 2)
+
+
+def _cell_text(z: np.ndarray, fmt: str) -> dict:
+    """Values printed in the cells, in a font that shrinks a little for bigger matrices."""
+    n = max(z.shape)
+    return dict(
+        text=[[_format_cell(v, fmt) for v in row] for row in z],
+        texttemplate="%{text}",
+        textfont=dict(size=max(12, FONT_SIZE - n // 5)),
+    )
+
+
+def _auto_height(n_rows: int) -> int:
+    cell = 34 if n_rows <= 16 else max(10, 560 // max(n_rows, 1))
+    return int(min(760, max(240, 110 + cell * n_rows)))
+
+
+def _title(text: str) -> dict:
+    return dict(text=html.escape(text), font=dict(size=FONT_SIZE + 2))
+
+
 def heatmap(
     z: np.ndarray,
     *,
@@ -108,14 +135,11 @@ def heatmap(
     else:
         raise ValueError(f'kind must be "signed" or "weights", got {kind!r}')
 
-    hover_rows = np.array(row_ticks, dtype=object)[:, None].repeat(n_cols, axis=1)
-    hover_cols = np.array(col_ticks, dtype=object)[None, :].repeat(n_rows, axis=0)
-    customdata = np.stack([hover_rows, hover_cols], axis=-1)  # (rows, cols, 2)
     trace = go.Heatmap(
         z=shown,
         x=np.arange(n_cols),
         y=np.arange(n_rows),
-        customdata=customdata,
+        customdata=_hover(row_ticks, col_ticks),
         hovertemplate=(
             f"{row_title or 'row'} %{{y}}: %{{customdata[0]}}<br>"
             f"{col_title or 'column'} %{{x}}: %{{customdata[1]}}<br>"
@@ -125,33 +149,29 @@ def heatmap(
         xgap=1,
         ygap=1,
         **colour,
+        **(_cell_text(z, fmt) if show_values else {}),
     )
-    if show_values:
-        trace.text = [[_format_cell(v, fmt) for v in row] for row in z]
-        trace.texttemplate = "%{text}"
-        trace.textfont = dict(size=max(12, FONT_SIZE - max(n_rows, n_cols) // 5))
-    fig = go.Figure(trace)
+    traces = [trace]
     if masked.any():
         # Masked cells: a grey rectangle behind the gap, so they read as "not allowed".
-        fig.add_trace(
-            go.Heatmap(
-                z=np.where(masked, 1.0, np.nan),
-                x=np.arange(n_cols),
-                y=np.arange(n_rows),
-                colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
-                showscale=False,
-                hoverinfo="skip",
-                xgap=1,
-                ygap=1,
-                name="masked",
-            )
+        grey = go.Heatmap(
+            z=np.where(masked, 1.0, np.nan),
+            x=np.arange(n_cols),
+            y=np.arange(n_rows),
+            colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
+            showscale=False,
+            hoverinfo="skip",
+            xgap=1,
+            ygap=1,
+            name="masked",
         )
-        fig.data = (fig.data[1], fig.data[0])  # grey layer underneath
-    cell = 34 if n_rows <= 16 else max(10, 560 // max(n_rows, 1))
-    fig.update_layout(
-        title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
+        traces = [grey, trace]  # grey layer underneath
+    # The layout goes into the constructor in one piece: Figure.update_layout is several
+    # times slower, and these builders run a dozen times per page rerun.
+    layout = dict(
+        title=_title(title),
         font=dict(size=FONT_SIZE),
-        height=height or int(min(760, max(240, 110 + cell * n_rows))),
+        height=height or _auto_height(n_rows),
         margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(
             tickmode="array", tickvals=list(range(n_cols)), ticktext=col_ticks,
@@ -163,8 +183,93 @@ def heatmap(
             title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
             showgrid=False, zeroline=False,
         ),
-    )
-    return fig
+    )  # fmt: skip
+    return go.Figure(data=traces, layout=layout)
+
+
+PANEL_GAP = 0.05  # fraction of the width between side-by-side panels
+
+
+def heatmap_panels(
+    panels: list[tuple[str, np.ndarray]],
+    *,
+    rows: list[str] | None,
+    title: str = "",
+    row_title: str = "",
+    col_title: str = "",
+    value_name: str = "value",
+    fmt: str = ".2f",
+    show_values: bool | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """Signed matrices that share their rows (Q, K and V; or W_q, W_k and W_v) side by side,
+    on one diverging colour scale centred on 0, so equal colours mean equal numbers.
+
+    ``panels`` holds (name, z) pairs, z (n_rows, n_cols_p); the names are fixed text (each
+    trace is named after its panel). ``rows`` are raw row labels (escaped here, integer
+    positions as in ``heatmap``), or None to number the rows; columns are numbered.
+    """
+    if not panels:
+        raise ValueError("panels must hold at least one (name, z) pair")
+    mats = [np.asarray(z, dtype=np.float64) for _, z in panels]
+    n_rows = len(rows) if rows is not None else int(np.shape(mats[0])[0]) if mats[0].ndim else 0
+    for (name, _), z in zip(panels, mats, strict=True):
+        if z.ndim != 2 or z.shape[0] != n_rows:
+            raise ValueError(f"panel {name!r} must have shape (n_rows={n_rows}, n_cols), got {z.shape}")
+    if show_values is None:
+        show_values = max(n_rows, *(z.shape[1] for z in mats)) <= CELL_TEXT_MAX
+    finite = [np.abs(z[np.isfinite(z)]) for z in mats]
+    lim = max((float(f.max()) for f in finite if f.size), default=1.0) or 1.0
+    row_ticks = token_labels(rows) if rows is not None else None
+    # Panel widths follow their column counts, so cells are the same size in every panel.
+    widths = np.array([z.shape[1] for z in mats], dtype=np.float64)
+    widths = widths / widths.sum() * (1.0 - PANEL_GAP * (len(mats) - 1))
+    traces, layout = [], dict(
+        title=_title(title),
+        font=dict(size=FONT_SIZE),
+        height=height or _auto_height(n_rows),
+        margin=dict(l=10, r=10, t=80, b=10),
+        coloraxis=dict(colorscale=DIVERGING, cmid=0.0, cmin=-lim, cmax=lim,
+                       colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1))),
+        yaxis=dict(
+            title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
+            showgrid=False, zeroline=False,
+            **(dict(tickmode="array", tickvals=list(range(n_rows)), ticktext=row_ticks) if rows is not None else {}),
+        ),
+        annotations=[],
+    )  # fmt: skip
+    left = 0.0
+    for p, ((name, _), z, width) in enumerate(zip(panels, mats, widths, strict=True)):
+        axis = "x" if p == 0 else f"x{p + 1}"
+        row_hover = "%{customdata}" if rows is not None else ""
+        trace = go.Heatmap(
+            z=np.where(np.isfinite(z), z, np.nan),
+            x=np.arange(z.shape[1]),
+            y=np.arange(n_rows),
+            xaxis=axis,
+            yaxis="y",
+            coloraxis="coloraxis",
+            name=name,
+            customdata=None if rows is None else np.array(row_ticks, dtype=object)[:, None].repeat(z.shape[1], axis=1),
+            hovertemplate=(
+                f"{row_title or 'row'} %{{y}}: {row_hover}<br>{html.escape(name)}, {col_title or 'column'} %{{x}}<br>"
+                f"{value_name} = %{{z:{fmt}}}<extra></extra>"
+            ),
+            xgap=1,
+            ygap=1,
+            **(_cell_text(z, fmt) if show_values else {}),
+        )
+        traces.append(trace)
+        layout["xaxis" if p == 0 else f"xaxis{p + 1}"] = dict(
+            domain=[left, left + width], anchor="y", title=dict(text=col_title), showgrid=False, zeroline=False,
+            tickfont=dict(size=FONT_SIZE - 1),
+        )  # fmt: skip
+        layout["annotations"].append(
+            dict(text=f"<b>{html.escape(name)}</b>", xref=f"{axis} domain", yref="paper", x=0.5, y=1.0,
+                 xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=FONT_SIZE + 1))
+        )  # fmt: skip
+        left += width + PANEL_GAP
+    return go.Figure(data=traces, layout=layout)
 
 
 def line_chart(
@@ -178,10 +283,11 @@ def line_chart(
     height: int = 360,
 ) -> go.Figure:
     """One line per named series over a shared x."""
-    fig = go.Figure()
-    for name, y in series.items():
-        fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name))
-    fig.update_layout(
+    traces = [
+        go.Scatter(x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name)
+        for name, y in series.items()
+    ]
+    layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=height,
@@ -190,7 +296,7 @@ def line_chart(
         yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear"),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)
 
 
 def bar_chart(
@@ -205,17 +311,15 @@ def bar_chart(
 ) -> go.Figure:
     """Bars at integer positions with escaped labels and the value printed on each."""
     values = np.asarray(values, dtype=np.float64)
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(len(labels)),
-            y=values,
-            text=[format(v, fmt) for v in values],
-            textposition="outside",
-            textfont=dict(size=FONT_SIZE - 1),
-            cliponaxis=False,
-        )
+    bar = go.Bar(
+        x=np.arange(len(labels)),
+        y=values,
+        text=[format(v, fmt) for v in values],
+        textposition="outside",
+        textfont=dict(size=FONT_SIZE - 1),
+        cliponaxis=False,
     )
-    fig.update_layout(
+    layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=height,
@@ -223,4 +327,4 @@ def bar_chart(
         xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels)),
         yaxis=dict(title=dict(text=y_title), range=list(y_range) if y_range else None),
     )
-    return fig
+    return go.Figure(data=[bar], layout=layout)

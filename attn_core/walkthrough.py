@@ -1,0 +1,250 @@
+"""The numbers behind the step-by-step page: one run of a head, and one cell worked by hand.
+
+Imports numpy only. The LaTeX helpers at the bottom turn numbers (never user text) into
+short formulas; long vectors and rows are shortened to "first few, ..., last" while the
+totals they lead to stay exact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import AttentionSteps, Weights, attention_steps, embed, init_weights
+
+__all__ = [
+    "CellWalkthrough",
+    "Lesson",
+    "Source",
+    "StepStats",
+    "cell_walkthrough",
+    "latex_dot",
+    "latex_num",
+    "latex_row_table",
+    "latex_vec",
+    "latex_weighted_sum",
+    "lesson",
+    "seeded_source",
+    "shown_indices",
+    "step_stats",
+]
+
+SHIFT_ABOVE = 50.0  # write the softmax with the row max subtracted once |max| exceeds this
+
+
+# --------------------------------------------------------------------------- one run
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a head's inputs come from: the tokens, their vectors X and the weights."""
+
+    tokens: tuple[str, ...]  # T tokens
+    x: np.ndarray  # (T, d_model)
+    weights: Weights  # w_q, w_k (d_model, d_k), w_v (d_model, d_v)
+
+
+def seeded_source(tokens: tuple[str, ...], d_model: int, d_k: int, *, seed: int, positional: bool) -> Source:
+    """Seeded random embeddings (plus sinusoidal positions) and seeded random W_q, W_k, W_v.
+
+    Returns: Source with x (T, d_model) and weights of shape (d_model, d_k)
+    """
+    tokens = tuple(tokens)
+    x = embed(list(tokens), d_model, seed=seed, positional=positional)
+    return Source(tokens=tokens, x=x, weights=init_weights(d_model, d_k, seed=seed))
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """A few live numbers the page quotes in its explanations."""
+
+    scores_std: float  # spread of the raw scores q.k
+    scaled_std: float  # spread after multiplying by the factor
+    max_abs_score: float  # largest |scaled| among allowed cells (picks the number format)
+    n_masked: int  # cells the mask forbids
+    n_cells: int  # T_q * T_k
+    row_sum_min: float  # the weights' smallest row sum
+    row_sum_max: float  # and largest
+
+
+def step_stats(steps: AttentionSteps) -> StepStats:
+    """Spreads, masked count and row sums of one run."""
+    allowed = np.isfinite(steps.masked)
+    row_sums = steps.weights.sum(axis=1)  # (T_q,)
+    return StepStats(
+        scores_std=float(np.std(steps.scores)),
+        scaled_std=float(np.std(steps.scaled)),
+        max_abs_score=float(np.max(np.abs(steps.masked[allowed]), initial=0.0)),
+        n_masked=int(steps.masked.size - allowed.sum()),
+        n_cells=int(steps.masked.size),
+        row_sum_min=float(row_sums.min(initial=1.0)),
+        row_sum_max=float(row_sums.max(initial=1.0)),
+    )
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """Everything the step-by-step page shows: its inputs, every step and a few stats."""
+
+    source: Source
+    steps: AttentionSteps
+    stats: StepStats
+    multiplier: float
+    scale: bool
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.source.tokens
+
+
+def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causal: bool = False) -> Lesson:
+    """Run one head on ``source`` and keep every step.
+
+    Returns: Lesson whose steps hold weights (T, T) and output (T, d_v)
+    """
+    w = source.weights
+    steps = attention_steps(
+        source.x, w.w_q, w.w_k, w.w_v, scale=scale, multiplier=multiplier,
+        mask="causal" if causal else None, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v,
+    )  # fmt: skip
+    return Lesson(source=source, steps=steps, stats=step_stats(steps), multiplier=float(multiplier), scale=scale)
+
+
+# --------------------------------------------------------------------------- one cell
+
+
+@dataclass(frozen=True)
+class CellWalkthrough:
+    """Query i against key j, term by term, and how row i becomes z_i."""
+
+    i: int
+    j: int
+    q_i: np.ndarray  # (d_k,)
+    k_j: np.ndarray  # (d_k,)
+    products: np.ndarray  # (d_k,) q_i * k_j, term by term
+    score: float  # q_i . k_j, the engine's scores[i, j]
+    factor: float
+    scaled: float  # scores[i, j] * factor
+    allowed: bool  # False where the mask forbids j for i
+    row: np.ndarray  # (T_k,) masked row i (-inf where forbidden)
+    shift: float  # subtracted before exp (0 unless the row's max is large in size)
+    exps: np.ndarray  # (T_k,) exp(row - shift), 0 where forbidden
+    total: float  # sum of exps
+    weights: np.ndarray  # (T_k,) the engine's weights[i]
+    row_sum: float  # sum of weights[i]
+    v: np.ndarray  # (T_k, d_v)
+    contributions: np.ndarray  # (T_k, d_v) weights[i, j] * v_j
+    output: np.ndarray  # (d_v,) the engine's output[i]
+
+
+def cell_walkthrough(steps: AttentionSteps, i: int, j: int) -> CellWalkthrough:
+    """The numbers for cell (i, j) of ``steps``; i and j are clamped into range.
+
+    Returns: CellWalkthrough with products (d_k,), exps (T_k,), contributions (T_k, d_v)
+    """
+    T_q, T_k = steps.weights.shape
+    i = min(max(int(i), 0), T_q - 1)
+    j = min(max(int(j), 0), T_k - 1)
+    q_i, k_j = steps.q[i], steps.k[j]
+    row = steps.masked[i]  # (T_k,)
+    finite = row[np.isfinite(row)]
+    peak = float(finite.max()) if finite.size else 0.0
+    shift = peak if abs(peak) > SHIFT_ABOVE else 0.0
+    exps = np.exp(row - shift)  # (T_k,) exp(-inf) = 0 where masked
+    weights = steps.weights[i]  # (T_k,)
+    return CellWalkthrough(
+        i=i, j=j, q_i=q_i, k_j=k_j, products=q_i * k_j, score=float(steps.scores[i, j]),
+        factor=float(steps.factor), scaled=float(steps.scaled[i, j]), allowed=bool(np.isfinite(row[j])),
+        row=row, shift=shift, exps=exps, total=float(exps.sum()), weights=weights,
+        row_sum=float(weights.sum()), v=steps.v, contributions=weights[:, None] * steps.v,  # (T_k, d_v)
+        output=steps.output[i],
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- LaTeX (numbers only)
+
+
+def latex_num(value: float, digits: int = 2) -> str:
+    """A number for LaTeX: fixed point, scientific when tiny or huge, -inf as -\\infty."""
+    value = float(value)
+    if math.isnan(value):
+        return r"\text{n/a}"
+    if math.isinf(value):
+        return r"-\infty" if value < 0 else r"\infty"
+    size = abs(value)
+    if size == 0 or 0.5 * 10.0**-digits <= size < 1e5:
+        text = f"{value:.{digits}f}"
+        return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return rf"{mantissa}\times10^{{{int(exponent)}}}"
+
+
+def _paren(value: float, digits: int) -> str:
+    text = latex_num(value, digits)
+    return f"({text})" if text.startswith("-") else text
+
+
+def shown_indices(n: int, keep: tuple[int, ...] = (), head: int = 3, tail: int = 1) -> list[int | None]:
+    """Indices 0..n-1 to write out: the first ``head``, the last ``tail`` and ``keep``;
+    None marks a gap (written as \\cdots). All of them when n is small."""
+    if n <= head + tail + 1 + len(keep):
+        return list(range(n))
+    wanted = sorted({*range(head), *range(n - tail, n), *(k for k in keep if 0 <= k < n)})
+    out: list[int | None] = []
+    for a, b in zip(wanted, [*wanted[1:], None], strict=True):
+        out.append(a)
+        if b is not None and b > a + 1:
+            out.append(None)
+    return out
+
+
+def latex_dot(a: np.ndarray, b: np.ndarray, total: float, digits: int = 2) -> str:
+    """'a0 x b0 + a1 x b1 + ... = total', shortened for long vectors (total stays exact)."""
+    terms = [
+        r"\cdots" if n is None else f"{_paren(a[n], digits)}\\times{_paren(b[n], digits)}"
+        for n in shown_indices(len(a))
+    ]
+    return " + ".join(terms) + f" = {latex_num(total, digits)}"
+
+
+def latex_vec(values: np.ndarray, digits: int = 2, head: int = 3, tail: int = 1) -> str:
+    """A row vector as a bmatrix, shortened to 'first few, ..., last' when long."""
+    shown = shown_indices(len(values), (), head, tail)
+    cells = [r"\cdots" if n is None else latex_num(values[n], digits) for n in shown]
+    return r"\begin{bmatrix}" + " & ".join(cells) + r"\end{bmatrix}"
+
+
+def latex_row_table(cell: CellWalkthrough, digits: int = 2) -> str:
+    """Row i of the softmax as a table: j, the scaled score, its exponential, the weight."""
+    cols = shown_indices(len(cell.row), (cell.j,), head=4, tail=2)
+    s_ij = rf"\tilde s_{{{cell.i},j}}"
+    # exp(...) rather than e^{...}: a subscript inside a superscript is drawn under 12 px.
+    exp_name = rf"\exp({s_ij})" if cell.shift == 0 else rf"\exp({s_ij} - m_{{{cell.i}}})"
+
+    def line(name: str, values: np.ndarray | None) -> str:
+        cells = [
+            r"\cdots" if n is None else (str(n) if values is None else latex_num(values[n], digits)) for n in cols
+        ]
+        return name + " & " + " & ".join(cells)
+
+    body = [
+        line("j", None),
+        line(s_ij, cell.row),
+        line(exp_name, cell.exps),
+        line(f"A_{{{cell.i},j}}", cell.weights),
+    ]
+    head = r"\begin{array}{c|" + "c" * len(cols) + "}"
+    return head + body[0] + r" \\ \hline " + r" \\ ".join(body[1:]) + r"\end{array}"
+
+
+def latex_weighted_sum(cell: CellWalkthrough, lhs: str = "", digits: int = 2) -> str:
+    """An aligned block, one term per line: 'lhs = w_i0 [v_0] + w_i1 [v_1] + ... = [z_i]',
+    shortened for long rows and vectors."""
+    terms = [
+        r"\cdots" if n is None else latex_num(cell.weights[n], digits) + latex_vec(cell.v[n], digits)
+        for n in shown_indices(len(cell.weights), (cell.j,), head=2, tail=1)
+    ]
+    lines = [f"{lhs} &= {terms[0]}", *(rf"&\quad + {t}" for t in terms[1:]), f"&= {latex_vec(cell.output, digits)}"]
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"

@@ -1,0 +1,398 @@
+"""AppTest of the "Step by step" page: drive its real widgets and URL, read the figure JSON
+back and compare every number with the engine run independently here."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from attn_core.figures import safe_label
+from pages.common import PRESETS
+from tests.conftest import ROOT
+from tests.figdata import decode, figure_by_title, figures, z_matrix
+
+PAGE = str(ROOT / "pages" / "step_by_step.py")
+DEFAULTS = dict(text=PRESETS[0], d_model=16, d_k=4, seed=0, scale=True, x100=False, causal=False, pos=True)
+TWO_THE = "the cat saw the dog"
+HOSTILE = "<script>alert(1)</script> **x** [a](javascript:x) $\\href{javascript:alert(1)}{x}$"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def run_page(**query: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def engine(**overrides):
+    """The reference run: attn_core called directly, not through the page's helpers."""
+    p = {**DEFAULTS, **overrides}
+    tokens = ac.tokenize(p["text"], max_tokens=64)
+    x = ac.embed(tokens, p["d_model"], seed=p["seed"], positional=p["pos"])
+    w = ac.init_weights(p["d_model"], p["d_k"], seed=p["seed"])
+    steps = ac.attention_steps(
+        x, w.w_q, w.w_k, w.w_v, scale=p["scale"], multiplier=100.0 if p["x100"] else 1.0,
+        mask="causal" if p["causal"] else None,
+    )  # fmt: skip
+    return tokens, w, steps
+
+
+def trace_z(at: AppTest, title: str, name: str | None = None) -> np.ndarray:
+    """z of the value trace of the figure titled ``title`` (the grey mask layer skipped)."""
+    traces = [t for t in figure_by_title(at, title)["data"] if t.get("name") != "masked"]
+    if name is not None:
+        traces = [t for t in traces if t.get("name") == name]
+    assert len(traces) == 1, f"{title!r}/{name!r}: {len(traces)} traces"
+    return z_matrix(traces[0])
+
+
+def page_matrices(at: AppTest) -> dict[str, np.ndarray]:
+    return {
+        "x": trace_z(at, "Step 2: X"),
+        **{n: trace_z(at, "Step 3: W_q, W_k, W_v", n) for n in ("W_q", "W_k", "W_v")},
+        **{n: trace_z(at, "Step 4: Q, K, V", n) for n in ("Q", "K", "V")},
+        "scores": trace_z(at, "Step 5: scores"),
+        "scaled": trace_z(at, "Step 6: scaled scores"),
+        "masked": trace_z(at, "Step 7: masked scores"),
+        "weights": trace_z(at, "Step 8: attention weights"),
+        "output": trace_z(at, "Step 9: output Z"),
+    }
+
+
+def assert_matches_engine(at: AppTest, **overrides) -> dict[str, np.ndarray]:
+    tokens, w, steps = engine(**overrides)
+    got = page_matrices(at)
+    expected = {
+        "x": steps.x, "W_q": w.w_q, "W_k": w.w_k, "W_v": w.w_v, "Q": steps.q, "K": steps.k, "V": steps.v,
+        "scores": steps.scores, "scaled": steps.scaled,
+        "masked": np.where(np.isfinite(steps.masked), steps.masked, np.nan),  # -inf travels as null
+        "weights": steps.weights, "output": steps.output,
+    }  # fmt: skip
+    for name, want in expected.items():
+        np.testing.assert_allclose(got[name], want, rtol=1e-12, atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(got["weights"].sum(axis=1), 1.0, rtol=1e-12)
+    fig = figure_by_title(at, "Step 8: attention weights")
+    assert fig["layout"]["yaxis"]["ticktext"] == [safe_label(t) for t in tokens]
+    return got
+
+
+def latex_bodies(at: AppTest) -> list[str]:
+    return [el.value.strip().removeprefix("$$").removesuffix("$$").strip() for el in at.latex]
+
+
+def fmt2(value: float) -> str:
+    """The page's fixed-point form for numbers of ordinary size (0.005 <= |v| < 1e5)."""
+    assert 0.005 <= abs(value) < 1e5, f"pick another cell: {value} is printed in scientific form"
+    return f"{value:.2f}"
+
+
+def all_z(at: AppTest) -> list[np.ndarray]:
+    return [z_matrix(t) for fig in figures(at) for t in fig["data"] if t.get("type") == "heatmap"]
+
+
+# --------------------------------------------------------------------------- the default view
+
+
+def test_default_run_matches_the_engine_step_by_step():
+    at = run_page()
+    assert_matches_engine(at)
+    titles = [fig["layout"]["title"]["text"] for fig in figures(at)]
+    assert len(titles) == len(set(titles)) == 9  # 8 step figures + the worked cell's bar chart
+    # Every step in order, each with its formula and live shapes.
+    steps_in_order = [h.value for h in at.subheader if h.value.startswith("Step")]
+    assert [s.split(" ·")[0] for s in steps_in_order] == [f"Step {n}" for n in range(1, 10)]
+    bodies = latex_bodies(at)
+    assert any(r"X = E + P \in \mathbb{R}^{7 \times 16}" in b for b in bodies)
+    assert any(r"\sqrt{4}} = 0.5\,S" in b for b in bodies)
+    # W matrices: d_model rows x d_k columns.
+    assert trace_z(at, "Step 3: W_q, W_k, W_v", "W_q").shape == (16, 4)
+    # Values printed in the cells for a short sentence.
+    scores = next(t for t in figure_by_title(at, "Step 5: scores")["data"])
+    _tokens, _, steps = engine()
+    assert scores["text"][2][1] == f"{steps.scores[2, 1]:.2f}"
+
+
+def test_repeated_words_stay_separate_rows_and_columns():
+    at = run_page(text=TWO_THE)
+    tokens, _, _steps = engine(text=TWO_THE)
+    for title in ("Step 2: X", "Step 5: scores", "Step 8: attention weights", "Step 9: output Z"):
+        ticks = figure_by_title(at, title)["layout"]["yaxis"]["ticktext"]
+        assert len(ticks) == len(tokens) == 5 and ticks.count("the") == 2
+    cols = figure_by_title(at, "Step 8: attention weights")["layout"]["xaxis"]["ticktext"]
+    assert cols.count("the") == 2
+    x = trace_z(at, "Step 2: X")
+    assert not np.allclose(x[0], x[3])  # positions make the two "the" differ
+    at.toggle(key="sbs_pos").set_value(False)
+    rerun(at)
+    x = trace_z(at, "Step 2: X")
+    np.testing.assert_allclose(x[0], x[3])  # without positions they are the same vector, still two rows
+    assert x.shape[0] == 5
+    assert_matches_engine(at, text=TWO_THE, pos=False)
+
+
+# --------------------------------------------------------------------------- every control
+
+
+CONTROLS = [
+    ("d_model", lambda at: at.slider(key="sbs_d_model").set_value(8), dict(d_model=8)),
+    ("d_k", lambda at: at.slider(key="sbs_d_k").set_value(7), dict(d_k=7)),
+    ("seed", lambda at: at.number_input(key="sbs_seed").set_value(5), dict(seed=5)),
+    ("scale", lambda at: at.toggle(key="sbs_scale").set_value(False), dict(scale=False)),
+    ("x100", lambda at: at.toggle(key="sbs_x100").set_value(True), dict(x100=True)),
+    ("causal", lambda at: at.toggle(key="sbs_causal").set_value(True), dict(causal=True)),
+    ("pos", lambda at: at.toggle(key="sbs_pos").set_value(False), dict(pos=False)),
+    ("sentence", lambda at: at.text_input(key="sbs_sentence_text").input(TWO_THE), dict(text=TWO_THE)),
+    ("preset", lambda at: at.selectbox(key="sbs_sentence_preset").select(PRESETS[1]), dict(text=PRESETS[1])),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "overrides"), CONTROLS, ids=[c[0] for c in CONTROLS])
+def test_each_control_changes_the_charts_as_the_engine_says(name, change, overrides):
+    at = run_page()
+    before = page_matrices(at)
+    change(at)
+    rerun(at)
+    after = assert_matches_engine(at, **overrides)
+    changed = [
+        k for k in before if before[k].shape != after[k].shape or not np.allclose(before[k], after[k], equal_nan=True)
+    ]
+    assert changed, f"{name} changed nothing"
+    # The address bar follows the widgets, so the view can be shared.
+    key, value = next(iter(overrides.items()))
+    assert at.query_params[key] == (str(int(value)) if isinstance(value, bool) else str(value))
+
+
+def test_causal_mask_gives_null_cells_grey_minus_infinity_and_zero_weights():
+    at = run_page(causal="1")
+    tokens, _, _steps = engine(causal=True)
+    masked_fig = figure_by_title(at, "Step 7: masked scores")
+    masked = trace_z(at, "Step 7: masked scores")
+    allowed = ac.causal_mask(len(tokens))
+    assert np.all(np.isnan(masked[~allowed])) and np.all(np.isfinite(masked[allowed]))
+    grey = [t for t in masked_fig["data"] if t.get("name") == "masked"]
+    assert len(grey) == 1 and np.array_equal(~np.isnan(z_matrix(grey[0])), ~allowed)
+    text = next(t for t in masked_fig["data"] if t.get("name") != "masked")["text"]
+    assert text[0][1] == "\u2212\u221e" and text[1][0] != "\u2212\u221e"
+    weights = trace_z(at, "Step 8: attention weights")
+    assert np.all(weights[~allowed] == 0.0)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-12)
+    assert any(f"{int((~allowed).sum())} \\text{{ of }} {allowed.size}" in b for b in latex_bodies(at))
+
+
+# --------------------------------------------------------------------------- the worked cell
+
+
+def test_worked_cell_writes_out_the_real_numbers():
+    at = run_page(text=TWO_THE)
+    tokens, _, steps = engine(text=TWO_THE)
+    i_box, j_box = at.selectbox(key="sbs_i"), at.selectbox(key="sbs_j")
+    assert i_box.options == [f"{n}: {t}" for n, t in enumerate(tokens)]  # the two "the" differ by index
+    i, j = 3, 1
+    i_box.set_value(i)
+    j_box.set_value(j)
+    rerun(at)
+    bodies = latex_bodies(at)
+    dot = next(b for b in bodies if rf"s_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}}" in b)
+    score = float(steps.q[i] @ steps.k[j])
+    assert dot.rstrip().endswith(f"= {fmt2(score)}")
+    assert dot.count(r"\times") == steps.q.shape[1]  # d_k = 4 terms, all written out
+    for a, b in zip(steps.q[i], steps.k[j], strict=True):
+        if min(abs(a), abs(b)) >= 0.005:
+            assert f"{_paren(a)}\\times{_paren(b)}" in dot
+    scaled = score / np.sqrt(4)
+    assert any(rf"\times 0.5 = {fmt2(scaled)}" in b for b in bodies)
+    weight = np.exp(steps.scaled[i, j]) / np.exp(steps.scaled[i]).sum()
+    assert any(f"= {fmt2(weight)}," in b and r"\frac" in b for b in bodies)
+    z_block = next(b for b in bodies if b.startswith(r"\begin{aligned}z_{3}"))
+    z_i = steps.weights[i] @ steps.v
+    tail = z_block.split("&= ")[-1]
+    for value in z_i:
+        assert fmt2(value) in tail
+    bar = figure_by_title(at, "Worked cell: row i of the attention weights")
+    np.testing.assert_allclose(decode(bar["data"][0]["y"]), steps.weights[i], rtol=1e-12)
+    assert any(c.value.startswith("Query i = 3:") for c in at.caption)
+
+
+def _paren(value: float) -> str:
+    return f"({fmt2(value)})" if value < 0 else fmt2(value)
+
+
+def test_worked_cell_shows_a_masked_cell_and_shortens_long_sums():
+    at = run_page(text=PRESETS[1], causal="1", d_k="64", x100="1")
+    _tokens, _, steps = engine(text=PRESETS[1], causal=True, d_k=64, x100=True)
+    at.selectbox(key="sbs_i").set_value(1)
+    at.selectbox(key="sbs_j").set_value(5)
+    rerun(at)
+    bodies = latex_bodies(at)
+    assert any(r"M_{1,5} = -\infty" in b for b in bodies)
+    dot = next(b for b in bodies if r"s_{1,5} = q_{1} \cdot k_{5}" in b)
+    assert r"\cdots" in dot and dot.count(r"\times") == 4  # 64 terms shortened to 3 ... 1
+    score = float(steps.q[1] @ steps.k[5])
+    assert dot.rstrip().endswith(f"= {fmt2(score)}")  # the total stays exact
+    assert not any("nan" in b.lower() for b in bodies)
+    # x100 makes the scores large: the softmax is written with the row max subtracted.
+    assert any(r"- m_{1}" in b for b in bodies)
+
+
+def test_worked_cell_selection_survives_a_shorter_sentence():
+    at = run_page(text=PRESETS[1])
+    at.selectbox(key="sbs_i").set_value(10)
+    rerun(at)
+    at.text_input(key="sbs_sentence_text").input("Hi there")
+    rerun(at)
+    assert at.selectbox(key="sbs_i").value in (0, 1)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "], ids=["empty", "whitespace"])
+def test_blank_text_shows_a_message_and_no_charts(text):
+    at = run_page()
+    at.text_input(key="sbs_sentence_text").input(text)
+    rerun(at)
+    assert at.info and "empty" in at.info[0].value
+    assert not figures(at)
+
+
+BAD_TEXT = {
+    "10k chars": "attention " * 1000,
+    "emoji zwj": "👨‍👩‍👧‍👦 loves 🐈‍⬛ and 👍🏽 🇫🇷 ❤️",
+    "cjk": "我爱你猫 日本語のテキスト 한국어",
+    "rtl": "مرحبا بالعالم שלום עולם \u202eevil\u202c",
+    "html": "<script>alert(1)</script><img src=x onerror=alert(1)>",
+    "markdown": "**x** _y_ [a](javascript:x) # h",
+    "latex": "$\\href{javascript:alert(1)}{x}$ $$x$$ \\frac{1}{2}",
+}
+
+
+@pytest.mark.parametrize("text", BAD_TEXT.values(), ids=BAD_TEXT.keys())
+def test_bad_text_raises_nothing_and_gives_finite_charts(text):
+    if len(text) <= 2000:
+        at = run_page()
+        at.text_input(key="sbs_sentence_text").input(text)
+        rerun(at)
+    else:  # the text box takes 2,000 characters; a link can carry more, and is cut there
+        at = run_page(text=text)
+        text = text[:2000]
+    assert at.text_input(key="sbs_sentence_text").value == text
+    tokens = ac.tokenize(text, max_tokens=64)
+    assert_matches_engine(at, text=text)
+    assert all(np.all(np.isfinite(z)) for z in all_z(at))  # no mask: no gap, no NaN anywhere
+    assert len(figure_by_title(at, "Step 5: scores")["layout"]["yaxis"]["ticktext"]) == len(tokens)
+    if len(ac.tokenize(text, max_tokens=65)) > 64:
+        assert at.warning and "only the first 64" in at.warning[0].value
+
+
+def test_hostile_text_is_shown_literally_everywhere():
+    at = run_page()
+    at.text_input(key="sbs_sentence_text").input(HOSTILE)
+    rerun(at)
+    at.selectbox(key="sbs_i").set_value(0)  # "<"
+    rerun(at)
+    tokens = ac.tokenize(HOSTILE)
+    ticks = figure_by_title(at, "Step 5: scores")["layout"]["yaxis"]["ticktext"]
+    assert "&lt;" in ticks and "script" in ticks and "$\u200b" in ticks
+    for fig in figures(at):
+        spec = json.dumps(fig, ensure_ascii=False)
+        assert not re.search(r"<\s*/?\s*(script|img|a\b)", spec, re.IGNORECASE)
+        hover = json.dumps([t.get("customdata") for t in fig["data"]], ensure_ascii=False)
+        labels = "".join(t for axis in ("xaxis", "yaxis") for t in fig["layout"][axis].get("ticktext", []))
+        assert not any(ch in hover or ch in labels for ch in "<>")  # escaped as &lt; &gt;
+    # No user text inside LaTeX; markdown and captions escape it.
+    for body in latex_bodies(at):
+        assert not any(word in body for word in ("script", "javascript", "href", "alert"))
+    for el in [*at.caption, *at.markdown]:
+        assert "<script" not in el.value and "](javascript" not in el.value
+    assert at.caption[0].value.startswith("Query i = 0: “&lt;”")
+    assert len(ticks) == len(tokens)
+
+
+def test_tags_in_one_token_are_escaped_in_tick_labels():
+    text = "x<script>y"
+    at = run_page(text=text)
+    ticks = figure_by_title(at, "Step 5: scores")["layout"]["yaxis"]["ticktext"]
+    tokens = ac.tokenize(text)
+    assert "&lt;" in ticks and len(ticks) == len(tokens)
+    assert all("<" not in t for t in ticks)
+    hover = next(t for t in figure_by_title(at, "Step 5: scores")["data"])["customdata"]
+    assert "<" not in json.dumps(hover)
+
+
+def test_long_text_is_truncated_with_a_visible_note():
+    text = " ".join(f"w{n}" for n in range(80))
+    at = run_page(text=text)
+    assert at.warning and "only the first 64" in at.warning[0].value
+    assert trace_z(at, "Step 8: attention weights").shape == (64, 64)
+    assert_matches_engine(at, text=text)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [dict(d_k="1"), dict(d_k="64", d_model="64", x100="1"), dict(d_k="64", d_model="2", x100="1", scale="0")],
+    ids=["d_k=1", "d_k=64,d_model=64,x100", "d_k=64,d_model=2,x100,unscaled"],
+)
+def test_extreme_settings_give_finite_weights(query):
+    at = run_page(text=PRESETS[1], **query)
+    parsed = {k: (int(v) if k in ("d_k", "d_model") else v == "1") for k, v in query.items()}
+    got = assert_matches_engine(at, text=PRESETS[1], **parsed)
+    assert np.all(np.isfinite(got["weights"])) and np.all(np.isfinite(got["output"]))
+    assert not any("nan" in b.lower() or "inf" in b.replace(r"\infty", "") for b in latex_bodies(at))
+
+
+# --------------------------------------------------------------------------- the URL
+
+
+def test_query_params_set_every_control():
+    query = dict(text=TWO_THE, d_model="8", d_k="2", seed="3", scale="0", x100="1", causal="1", pos="0")
+    at = run_page(**query)
+    assert at.text_input(key="sbs_sentence_text").value == TWO_THE
+    assert at.slider(key="sbs_d_model").value == 8 and at.slider(key="sbs_d_k").value == 2
+    assert at.number_input(key="sbs_seed").value == 3
+    assert [at.toggle(key=f"sbs_{n}").value for n in ("scale", "x100", "causal", "pos")] == [False, True, True, False]
+    assert_matches_engine(at, text=TWO_THE, d_model=8, d_k=2, seed=3, scale=False, x100=True, causal=True, pos=False)
+
+
+GARBAGE = [
+    (dict(d_k="abc"), dict(d_k=4)),
+    (dict(d_k="-5"), dict(d_k=1)),
+    (dict(d_k="99999"), dict(d_k=64)),
+    (dict(d_k="4.5", d_model="1e3"), dict(d_k=4, d_model=16)),
+    (dict(d_model="1", seed="-7"), dict(d_model=2, seed=0)),
+    (dict(seed="9" * 5000), dict(seed=0)),
+    (dict(d_k=" 12 ", d_model="+8"), dict(d_k=12, d_model=8)),
+    (dict(scale="maybe", causal="perhaps", x100="", pos="2"), dict()),
+    (dict(scale="FALSE", causal="yes", x100="on", pos="no"), dict(scale=False, causal=True, x100=True, pos=False)),
+    (dict(text=""), dict()),
+    (dict(text="   "), dict()),
+    (dict(text="x" * 50_000), dict(text="x" * 2000)),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), GARBAGE, ids=[str(q)[:40] for q, _ in GARBAGE])
+def test_query_params_are_validated_and_clamped(query, expected):
+    at = run_page(**query)
+    want = {**DEFAULTS, **expected}
+    assert at.slider(key="sbs_d_model").value == want["d_model"]
+    assert at.slider(key="sbs_d_k").value == want["d_k"]
+    assert at.number_input(key="sbs_seed").value == want["seed"]
+    for name in ("scale", "x100", "causal", "pos"):
+        assert at.toggle(key=f"sbs_{name}").value == want[name], name
+    assert at.text_input(key="sbs_sentence_text").value == want["text"]
+    assert_matches_engine(at, **expected)

@@ -1,0 +1,79 @@
+"""attn_core.walkthrough: the worked cell's numbers agree with the engine, and its LaTeX
+helpers write numbers the way the step-by-step page promises."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import attn_core as ac
+from attn_core import walkthrough as wt
+
+
+def run(text: str = "the cat saw the dog", d_k: int = 4, **kwargs) -> wt.Lesson:
+    source = wt.seeded_source(tuple(ac.tokenize(text)), 16, d_k, seed=0, positional=True)
+    return wt.lesson(source, **kwargs)
+
+
+def test_lesson_is_the_engine_run_on_the_source():
+    lesson = run(causal=True, multiplier=3.0)
+    src = lesson.source
+    np.testing.assert_array_equal(src.x, ac.embed(list(src.tokens), 16, seed=0, positional=True))
+    w = ac.init_weights(16, 4, seed=0)
+    expected = ac.attention_steps(src.x, w.w_q, w.w_k, w.w_v, multiplier=3.0, mask="causal")
+    np.testing.assert_array_equal(lesson.steps.weights, expected.weights)
+    assert lesson.stats.n_masked == 10 and lesson.stats.n_cells == 25
+    assert lesson.stats.scaled_std == pytest.approx(lesson.stats.scores_std * 3.0 / 2.0)
+
+
+@pytest.mark.parametrize("multiplier", [1.0, 100.0])
+@pytest.mark.parametrize(("i", "j"), [(0, 0), (3, 1), (1, 4), (4, 4)])
+def test_cell_walkthrough_matches_the_engine(i, j, multiplier):
+    steps = run(causal=True, multiplier=multiplier).steps
+    cell = wt.cell_walkthrough(steps, i, j)
+    assert cell.products.sum() == pytest.approx(steps.scores[i, j], abs=1e-12)
+    assert cell.scaled == steps.scaled[i, j]
+    assert cell.allowed == (j <= i)
+    np.testing.assert_allclose(cell.exps / cell.total, steps.weights[i], atol=1e-12)
+    np.testing.assert_allclose(cell.contributions.sum(axis=0), steps.output[i], atol=1e-12)
+    assert cell.row_sum == pytest.approx(1.0)
+    assert np.all(np.isfinite(cell.exps)) and cell.total > 0
+    assert (cell.shift != 0) == (abs(np.max(steps.masked[i][np.isfinite(steps.masked[i])])) > wt.SHIFT_ABOVE)
+
+
+def test_cell_indices_are_clamped():
+    steps = run().steps
+    assert (wt.cell_walkthrough(steps, 99, -3).i, wt.cell_walkthrough(steps, 99, -3).j) == (4, 0)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.5, "0.50"), (-0.13, "-0.13"), (0.0, "0.00"), (-0.004, r"-4.00\times10^{-3}"), (123456.0, r"1.23\times10^{5}"),
+     (-np.inf, r"-\infty"), (np.nan, r"\text{n/a}"), (-0.005000001, "-0.01")],
+)  # fmt: skip
+def test_latex_num(value, text):
+    assert wt.latex_num(value) == text
+
+
+def test_shown_indices_keep_the_chosen_one_and_mark_gaps():
+    assert wt.shown_indices(5) == [0, 1, 2, 3, 4]
+    assert wt.shown_indices(64, (30,)) == [0, 1, 2, None, 30, None, 63]
+    assert wt.shown_indices(64, (2,)) == [0, 1, 2, None, 63]
+
+
+def test_latex_dot_writes_each_term_and_the_exact_total():
+    a, b = np.array([0.5, -0.3]), np.array([0.3, 0.4])
+    assert wt.latex_dot(a, b, float(a @ b)) == r"0.50\times0.30 + (-0.30)\times0.40 = 0.03"
+    long_a, long_b = np.arange(64) / 64, np.ones(64)
+    text = wt.latex_dot(long_a, long_b, float(long_a @ long_b))
+    assert text.count(r"\times") == 4 and r"\cdots" in text and text.endswith(f"= {long_a.sum():.2f}")
+
+
+def test_latex_blocks_hold_numbers_only():
+    cell = wt.cell_walkthrough(run("<script> $x$ **b**", causal=True).steps, 2, 1)
+    for block in (wt.latex_row_table(cell), wt.latex_weighted_sum(cell, lhs="z_{2}"), wt.latex_vec(cell.output)):
+        assert "script" not in block and "**" not in block and "nan" not in block
+    # 11 rows of V: the first two, the chosen j = 1 and the last one are written, then z_i.
+    assert wt.latex_weighted_sum(cell, lhs="z_{2}").count(r"\begin{bmatrix}") == 3 + 1
+    short = wt.cell_walkthrough(run("<b> x").steps, 2, 1)
+    assert wt.latex_weighted_sum(short, lhs="z_{2}").count(r"\begin{bmatrix}") == len(short.weights) + 1 == 5
