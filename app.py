@@ -2,10 +2,18 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="Self-Attention Explorer", page_icon="🔍", layout="wide")
+st.set_page_config(page_title="Self-Attention Explorer", page_icon=":material/visibility:", layout="wide")
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/step_by_step.py", title="Step by step", icon=":material/stairs:", url_path="step-by-step"),
+    st.Page("pages/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:", url_path="softmax-lab"),
+    st.Page("pages/multi_head.py", title="Multi-head", icon=":material/view_column:", url_path="multi-head"),
+    st.Page(
+        "pages/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:", url_path="cross-attention"
+    ),
+    st.Page("pages/masks_cost.py", title="Masks and cost", icon=":material/grid_on:", url_path="masks-and-cost"),
+    st.Page("pages/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
 ]
 
 st.navigation(PAGES).run()

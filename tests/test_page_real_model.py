@@ -1,0 +1,213 @@
+"""The Real model page, driven through AppTest with the real embedded model (no mocks,
+except where a test breaks the model path or the hub on purpose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attn_core import models
+from tests.figdata import decode, figure_by_title, figures, z_matrix
+
+pytestmark = pytest.mark.model
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "real_model.py")
+PAIR_PRESET = "time flies like an arrow / fruit flies like a banana"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def loaded() -> models.LoadedModel:
+    """The test's own copy of the model, for computing expected numbers independently."""
+    return models.load_model(device="cpu")
+
+
+def _page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _lines(fig: dict) -> dict[tuple[int, int, int], float]:
+    """Head-view lines read back from the figure: (head, i, j) -> weight shown."""
+    out = {}
+    for trace in fig["data"]:
+        meta = trace.get("meta")
+        if not isinstance(meta, dict) or "head" not in meta:
+            continue
+        y = decode(trace["y"]).astype(np.float64).reshape(-1, 3)
+        w = decode(trace["customdata"]).astype(np.float64).reshape(-1, 3)[:, 0]
+        assert ((w >= meta["w_min"]) & (w <= meta["w_max"] + 1e-3)).all()
+        for (i, j, _), weight in zip(y, w, strict=True):
+            out[(meta["head"], int(i), int(j))] = weight
+    return out
+
+
+def _code_tokens(at: AppTest) -> list[str]:
+    return [item.split(":", 1)[1] for item in at.code[0].value.split("  ")]
+
+
+def test_sentence_pair_head_view_filters(loaded):
+    at = _run(_page())
+    at.selectbox(key="rm_preset").set_value(PAIR_PRESET)
+    at.selectbox(key="rm_layer").set_value(2)
+    at.slider(key="rm_threshold").set_value(0.1)
+    _run(at)
+    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
+    assert _code_tokens(at) == att.tokens
+    a, b = att.attentions[2], att.sentence_b_start
+    assert b == 7
+    in_b = np.arange(att.T) >= b
+    wanted = {"All": (None, None), "A→A": (False, False), "B→B": (True, True),
+              "A→B": (False, True), "B→A": (True, False)}  # fmt: skip
+    for region, (q_b, k_b) in wanted.items():
+        at.radio(key="rm_region").set_value(region)
+        _run(at)
+        shown = _lines(figure_by_title(at, "Head view, layer 2"))
+        keep = a >= 0.1
+        if q_b is not None:
+            keep &= (in_b == q_b)[None, :, None] & (in_b == k_b)[None, None, :]
+        expected = {tuple(int(v) for v in idx) for idx in zip(*np.nonzero(keep), strict=True)}
+        assert set(shown) == expected and expected, region
+        for (h, i, j), weight in shown.items():
+            assert weight == pytest.approx(a[h, i, j], abs=1e-3)
+
+
+def test_focus_heads_and_hidden_special_tokens(loaded):
+    at = _run(_page())
+    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
+    at.multiselect(key="rm_heads").set_value([0, 4])
+    at.selectbox(key="rm_focus").set_value(3)
+    at.checkbox(key="rm_hide").check()
+    _run(at)
+    shown = _lines(figure_by_title(at, "Head view, layer 0"))
+    a = att.attentions[0]
+    expected = {(h, 3, j) for h in (0, 4) for j in range(att.T) if a[h, 3, j] >= 0.05 and not att.special[j]}
+    assert set(shown) == expected and expected
+    assert any("not renormalised" in c.value for c in at.caption)
+    at.multiselect(key="rm_heads").set_value([])
+    _run(at)
+    assert not figures(at) and any("at least one head" in i.value for i in at.info)
+
+
+def test_views_switch_and_show_the_models_numbers(loaded):
+    at = _run(_page())
+    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
+    at.selectbox(key="rm_layer").set_value(4)
+    at.radio(key="rm_view").set_value("Model view")
+    _run(at)
+    at.selectbox(key="rm_head").set_value(7)
+    _run(at)
+    grid = figure_by_title(at, "Model view")
+    assert z_matrix(grid["data"][0]).shape == (6 * (att.T + 1) - 1, 12 * (att.T + 1) - 1)
+    big = figure_by_title(at, "Layer 4, head 7")
+    np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[4, 7], atol=1e-6)
+
+    at.radio(key="rm_view").set_value("Neuron view")
+    _run(at)
+    assert at.selectbox(key="rm_head").value == 7 and at.selectbox(key="rm_layer").value == 4
+    at.selectbox(key="rm_query").set_value(2)
+    _run(at)
+    soft = figure_by_title(at, "softmax")
+    np.testing.assert_allclose(decode(soft["data"][0]["y"]).astype(float), att.attentions[4, 7, 2], atol=1e-6)
+    qdotk = figure_by_title(at, "q·k")
+    expected_scores = att.keys[4, 7].astype(float) @ att.queries[4, 7, 2].astype(float)
+    np.testing.assert_allclose(decode(qdotk["data"][0]["y"]).astype(float), expected_scores, rtol=1e-4)
+
+    at.radio(key="rm_view").set_value("Summaries")
+    _run(at)
+    mean = figure_by_title(at, "Layer 4: mean over heads")
+    np.testing.assert_allclose(z_matrix(mean["data"][0]), att.attentions[4].mean(axis=0), atol=1e-6)
+    roll = z_matrix(figure_by_title(at, "Rollout through layer 4")["data"][0])
+    np.testing.assert_allclose(roll.sum(axis=1), 1.0, atol=1e-5)
+
+    at.radio(key="rm_view").set_value("Reproduce a head")
+    _run(at)
+    error = float(at.metric[0].value)
+    assert 0 <= error < 1e-4
+    ours = z_matrix(figure_by_title(at, "attn_core")["data"][0])
+    np.testing.assert_allclose(ours, att.attentions[4, 7], atol=1e-4)
+
+
+def test_hostile_text_is_shown_literally():
+    hostile = "<script>alert(1)</script> **bold** $\\href{http://x.io}{y}$ 😀 漢字 שלום [link](http://x.io)"
+    at = _page()
+    at.session_state["rm_a"] = hostile
+    at.session_state["rm_b"] = "<img src=x onerror=alert(1)>"
+    _run(at)
+    tokens = _code_tokens(at)
+    assert "<" in tokens and "script" in tokens and "[CLS]" in tokens
+    labels = [t for f in figures(at) for tr in f["data"] if tr.get("mode") == "text" for t in tr["text"]]
+    assert "&lt;" in labels and "<" not in labels
+    for md in [*at.markdown, *at.caption]:
+        assert "<script" not in md.value and "<img" not in md.value
+    for view in ("Model view", "Neuron view", "Summaries", "Reproduce a head"):
+        at.radio(key="rm_view").set_value(view)
+        _run(at)
+        for fig in figures(at):
+            assert "<script" not in str(fig) and "<img" not in str(fig)
+
+
+def test_empty_text_shows_a_hint_and_no_charts():
+    at = _page()
+    at.session_state["rm_a"] = "   "
+    _run(at)
+    assert any("empty" in i.value for i in at.info)
+    assert not figures(at)
+
+
+def test_long_input_is_truncated_and_stays_light():
+    at = _page()
+    at.session_state["rm_a"] = "the cat sat on the mat and the dog ran to its bed. " * 60
+    at.session_state["rm_b"] = ""
+    _run(at)
+    assert any("only the first 512" in w.value for w in at.warning)
+    assert len(_code_tokens(at)) == 512
+    at.slider(key="rm_threshold").set_value(0.01)  # the faintest lines the slider allows
+    _run(at)
+    specs = [len(el.proto.spec) for el in at.get("plotly_chart")]
+    assert specs and max(specs) < 2_000_000
+    for view in ("Model view", "Summaries"):
+        at.radio(key="rm_view").set_value(view)
+        _run(at)
+        assert max(len(el.proto.spec) for el in at.get("plotly_chart")) < 2_000_000
+
+
+def test_head_view_at_128_tokens_sends_under_2_mb():
+    at = _page()
+    at.session_state["rm_a"] = " ".join(["the cat sat on a mat and dog ran to its bed"] * 11)[: 126 * 4]
+    _run(at)
+    at.slider(key="rm_threshold").set_value(0.01)
+    _run(at)
+    assert 100 <= len(_code_tokens(at)) <= 140
+    (spec,) = [el.proto.spec for el in at.get("plotly_chart")]
+    assert len(spec) < 2_000_000
+
+
+def test_offline_hub_model_shows_a_message_and_the_default_keeps_working(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = _run(_page())
+    at.selectbox(key="rm_model").set_value("bert-base-uncased")
+    _run(at)
+    assert any("offline" in e.value and "embedded model instead" in e.value for e in at.error)
+    assert figures(at)  # the head view of the embedded model
+    assert any("running on" in c.value.lower() and "CPU" in c.value for c in at.caption)
+
+
+def test_missing_model_files_leave_a_clear_message(monkeypatch, tmp_path):
+    monkeypatch.setattr(models, "default_model_dir", lambda: tmp_path)
+    at = _run(_page())
+    assert len(at.error) == 1 and "not available" in at.error[0].value and "pip install" in at.error[0].value
+    assert "Traceback" not in at.error[0].value
+    assert not figures(at)
+    home = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=30).run()
+    assert not home.exception and home.title
+
