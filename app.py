@@ -1,8 +1,12 @@
 """Self-Attention Explorer: the list of pages. Nothing heavy is imported here."""
 
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="Self-Attention Explorer", page_icon=":material/visibility:", layout="wide")
+# A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
+ICON = Path(__file__).parent / "assets" / "favicon.png"
+st.set_page_config(page_title="Self-Attention Explorer", page_icon=str(ICON), layout="wide")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

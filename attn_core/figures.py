@@ -293,7 +293,8 @@ def line_chart(
         height=height,
         margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(title=dict(text=x_title)),
-        yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear"),
+        # On a log axis, label whole decades only: Plotly's in-between labels (2, 5) are tiny.
+        yaxis=dict(title=dict(text=y_title), type="log", dtick=1) if log_y else dict(title=dict(text=y_title)),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
     )
     return go.Figure(data=traces, layout=layout)

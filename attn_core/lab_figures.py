@@ -85,11 +85,9 @@ def log_x_lines(
     x (n,); every series (n,); reference is (name, y value), drawn as a last trace.
     """
     fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y, height=height)
-    # Powers of two as x ticks and whole decades on a log y: Plotly's minor log labels are tiny.
+    # Powers of two as x ticks: Plotly's minor log labels are tiny.
     x_ticks = [2**i for i in range(int(np.log2(max(np.max(x), 1))) + 1)]
     fig.update_xaxes(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
-    if log_y:
-        fig.update_yaxes(dtick=1)
     # Legend under the plot, so a long legend never runs into the title.
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, x=0), margin=dict(b=90))
     if reference is not None:

@@ -77,7 +77,7 @@ st.markdown(
 )
 st.latex(
     rf"\mathrm{{Var}}(q\cdot k) \approx d_k:\quad d_k = {study.d_k[-1]}\ \Rightarrow\ "
-    rf"{study.var_unscaled[-1]:.1f},\qquad \mathrm{{Var}}\!\left(\tfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\right) "
+    rf"{study.var_unscaled[-1]:.1f},\qquad \mathrm{{Var}}\!\left(\dfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\right) "
     rf"= {study.var_scaled[-1]:.3f}"
 )
 left, right = st.columns(2)
@@ -136,5 +136,5 @@ for column, (name, before, after, total, key) in zip(st.columns(2), competition,
         st.metric(f"Sum of {name.lower()}", f"{total:.4f}")
 st.latex(
     rf"\sum_i \mathrm{{softmax}}(s)_i = {comp.softmax_sum:.4f},\qquad "
-    rf"\sum_i \sigma(s_i) = \sum_i \frac{{1}}{{1 + e^{{-s_i}}}} = {comp.sigmoid_sum:.4f}"
+    rf"\sum_i \sigma(s_i) = \sum_i \frac{{1}}{{1 + \exp(-s_i)}} = {comp.sigmoid_sum:.4f}"
 )
