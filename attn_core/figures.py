@@ -33,6 +33,8 @@ MASKED_COLOR = "rgba(128, 128, 128, 0.55)"
 FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
 LABEL_MAX_CHARS = 18
+GAP_MAX = 64  # cells are drawn with a 1 px gap up to this many per side; more would be all gap
+TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
 
 
 def safe_label(text: str, max_chars: int = LABEL_MAX_CHARS) -> str:
@@ -58,6 +60,17 @@ def token_labels(tokens: list[str]) -> list[str]:
 
 def dim_labels(n: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
+
+
+def _gap(n: int) -> int:
+    return 1 if n <= GAP_MAX else 0
+
+
+def _ticks(labels: list[str]) -> dict:
+    """Tick values and texts for integer positions; thinned out when there are very many."""
+    step = 1 if len(labels) <= TICKS_MAX else -(-len(labels) // (TICKS_MAX // 2))
+    vals = list(range(0, len(labels), step))
+    return dict(tickmode="array", tickvals=vals, ticktext=[labels[v] for v in vals])
 
 
 def _format_cell(value: float, fmt: str) -> str:
@@ -146,8 +159,8 @@ def heatmap(
             f"{value_name} = %{{z:{fmt}}}<extra></extra>"
         ),
         colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
-        xgap=1,
-        ygap=1,
+        xgap=_gap(n_cols),
+        ygap=_gap(n_rows),
         **colour,
         **(_cell_text(z, fmt) if show_values else {}),
     )
@@ -161,8 +174,8 @@ def heatmap(
             colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
             showscale=False,
             hoverinfo="skip",
-            xgap=1,
-            ygap=1,
+            xgap=_gap(n_cols),
+            ygap=_gap(n_rows),
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
@@ -174,13 +187,11 @@ def heatmap(
         height=height or _auto_height(n_rows),
         margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(
-            tickmode="array", tickvals=list(range(n_cols)), ticktext=col_ticks,
-            title=dict(text=col_title), side="bottom", tickfont=dict(size=FONT_SIZE - 1),
+            **_ticks(col_ticks), title=dict(text=col_title), side="bottom", tickfont=dict(size=FONT_SIZE - 1),
             showgrid=False, zeroline=False,
         ),
         yaxis=dict(
-            tickmode="array", tickvals=list(range(n_rows)), ticktext=row_ticks,
-            title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
+            **_ticks(row_ticks), title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
             showgrid=False, zeroline=False,
         ),
     )  # fmt: skip
@@ -234,7 +245,7 @@ def heatmap_panels(
         yaxis=dict(
             title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
             showgrid=False, zeroline=False,
-            **(dict(tickmode="array", tickvals=list(range(n_rows)), ticktext=row_ticks) if rows is not None else {}),
+            **(_ticks(row_ticks) if rows is not None else {}),
         ),
         annotations=[],
     )  # fmt: skip
@@ -255,8 +266,8 @@ def heatmap_panels(
                 f"{row_title or 'row'} %{{y}}: {row_hover}<br>{html.escape(name)}, {col_title or 'column'} %{{x}}<br>"
                 f"{value_name} = %{{z:{fmt}}}<extra></extra>"
             ),
-            xgap=1,
-            ygap=1,
+            xgap=_gap(z.shape[1]),
+            ygap=_gap(n_rows),
             **(_cell_text(z, fmt) if show_values else {}),
         )
         traces.append(trace)

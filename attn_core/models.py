@@ -375,6 +375,7 @@ class RealHead:
     x: np.ndarray  # (T, d_model) float64, layer l's input hidden states
     weights: ac.Weights  # w_q, w_k, w_v (d_model, d_head) and b_q, b_k, b_v (d_head,), float64
     model_weights: np.ndarray  # (T, T) float64, the model's own attention for this head
+    truncated: bool = False  # the text was longer than the max_tokens it was run with
 
 
 def _check_layer_head(layer: int, head: int, n_layers: int, n_heads: int) -> None:
@@ -413,7 +414,7 @@ def real_head(att: ModelAttention, weights: ac.Weights, layer: int, head: int) -
         tokens=list(att.tokens), layer=layer, head=head,
         x=att.hidden_states[layer].astype(np.float64),
         weights=weights,
-        model_weights=att.attentions[layer, head].astype(np.float64),
+        model_weights=att.attentions[layer, head].astype(np.float64), truncated=att.truncated,
     )  # fmt: skip
 
 

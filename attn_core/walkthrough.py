@@ -21,6 +21,7 @@ __all__ = [
     "StepStats",
     "cell_walkthrough",
     "latex_dot",
+    "latex_dot_lines",
     "latex_num",
     "latex_row_table",
     "latex_vec",
@@ -200,13 +201,27 @@ def shown_indices(n: int, keep: tuple[int, ...] = (), head: int = 3, tail: int =
     return out
 
 
-def latex_dot(a: np.ndarray, b: np.ndarray, total: float, digits: int = 2) -> str:
-    """'a0 x b0 + a1 x b1 + ... = total', shortened for long vectors (total stays exact)."""
-    terms = [
+def _dot_terms(a: np.ndarray, b: np.ndarray, digits: int) -> list[str]:
+    """'a_n x b_n' for the indices worth writing, with \\cdots for the gaps."""
+    return [
         r"\cdots" if n is None else f"{_paren(a[n], digits)}\\times{_paren(b[n], digits)}"
         for n in shown_indices(len(a))
     ]
+
+
+def latex_dot(a: np.ndarray, b: np.ndarray, total: float, digits: int = 2) -> str:
+    """'a0 x b0 + a1 x b1 + ... = total', shortened for long vectors (total stays exact)."""
+    terms = _dot_terms(a, b, digits)
     return " + ".join(terms) + f" = {latex_num(total, digits)}"
+
+
+def latex_dot_lines(a: np.ndarray, b: np.ndarray, total: float, lhs: str, per_line: int = 3, digits: int = 2) -> str:
+    """``latex_dot`` as an aligned block with at most ``per_line`` terms a line, so that a
+    long dot product wraps instead of running off a narrow (or projected) page."""
+    terms = _dot_terms(a, b, digits)
+    chunks = [" + ".join(terms[n : n + per_line]) for n in range(0, len(terms), per_line)]
+    lines = [f"{lhs} &= {chunks[0]}", *(rf"&\quad + {c}" for c in chunks[1:]), f"&= {latex_num(total, digits)}"]
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
 
 def latex_vec(values: np.ndarray, digits: int = 2, head: int = 3, tail: int = 1) -> str:

@@ -13,6 +13,7 @@ import streamlit as st
 from attn_core import model_figures as mf
 from attn_core import models
 from pages.common import md_escape, show_figure, show_tokens
+from pages.model_cache import try_load
 
 log = logging.getLogger(__name__)
 
@@ -30,24 +31,7 @@ MAX_CHARS = 6000  # about 512 tokens of English fit comfortably
 BIG_T = 128  # above this, the head view starts with a higher threshold
 
 
-# --------------------------------------------------------------------------- loading (cached)
-
-
-@st.cache_resource(show_spinner="Loading the model (a few seconds, once per server)…", max_entries=2)
-def _load(name: str, source: str) -> models.LoadedModel:
-    """One LoadedModel per (name, source) for every session; ``source`` is part of the key."""
-    return models.load_model(name)
-
-
-def _try_load(name: str) -> tuple[models.LoadedModel | None, str | None]:
-    try:
-        return _load(name, models.model_source(name)), None
-    except (models.ModelLoadError, ValueError) as err:
-        log.warning("model %s unavailable: %s", name, err)
-        return None, str(err)
-    except Exception as err:  # anything else: a plain message on the page, details in the log
-        log.exception("model %s failed to load", name)
-        return None, f"The model {name} could not be loaded ({type(err).__name__})."
+# --------------------------------------------------------------------------- running the model (cached)
 
 
 @st.cache_data(max_entries=16, show_spinner="Running the model…")
@@ -269,10 +253,10 @@ name = st.selectbox(
     "Model", models.ALLOWED_MODELS, key="rm_model",
     format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
 )  # fmt: skip
-loaded, problem = _try_load(name)
+loaded, problem = try_load(name)
 if problem and name != models.DEFAULT_MODEL:
     st.error(f"{md_escape(problem)} Showing the embedded model instead.")
-    loaded, problem = _try_load(models.DEFAULT_MODEL)
+    loaded, problem = try_load(models.DEFAULT_MODEL)
 if loaded is None:
     st.error(
         f"The real model is not available: {md_escape(problem or 'unknown error')} "

@@ -1,9 +1,12 @@
 """Step by step: one attention head on your sentence, from the tokens to the output Z.
 
 Widgets -> one cached attn_core call -> figure builders. The settings can come from the
-URL (?text=...&d_model=16&d_k=4&seed=0&scale=1&x100=0&causal=0&pos=1), so a teacher can
-share a link; every value read from it is validated and clamped, and garbage gives the
-defaults. The page writes its current settings back into the URL.
+URL (?text=...&d_model=16&d_k=4&seed=0&scale=1&x100=0&causal=0&pos=1&weights=random&layer=0
+&head=0), so a teacher can share a link; every value read from it is validated and clamped,
+and garbage gives the defaults. The page writes its current settings back into the URL.
+
+The weights are seeded random ones (NumPy only) unless the user picks a real head of the
+embedded model; only then are torch and transformers imported, through pages.model_cache.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from attn_core import figures as fg
 from attn_core import walkthrough as wt
 from pages.common import (
     MAX_CHARS,
+    MAX_TOKENS,
     PRESETS,
     md_escape,
     sentence_input,
@@ -23,6 +27,7 @@ from pages.common import (
     show_tokens,
     tokens_or_stop,
 )
+from pages.model_cache import try_load
 
 KEY = "sbs"  # prefix of every widget and chart key on this page
 D_MODEL = (2, 64, 16)  # (min, max, default)
@@ -34,6 +39,8 @@ TOGGLES = {  # URL name -> (label, default)
     "causal": ("Causal mask (no looking ahead)", False),
     "pos": ("Add positional encoding", True),
 }
+SOURCES = {"random": "Random (seeded)", "real": "A real head of all-MiniLM-L6-v2"}  # URL value -> label
+REAL_LAYERS, REAL_HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
@@ -67,6 +74,10 @@ def _start_from_url() -> None:
     state.setdefault(f"{KEY}_seed", _int_param("seed", *SEED))
     for name, (_, default) in TOGGLES.items():
         state.setdefault(f"{KEY}_{name}", _bool_param(name, default))
+    source = str(st.query_params.get("weights", "")).strip().lower()
+    state.setdefault(f"{KEY}_weights", source if source in SOURCES else "random")
+    state.setdefault(f"{KEY}_layer", _int_param("layer", 0, REAL_LAYERS - 1, 0))
+    state.setdefault(f"{KEY}_head", _int_param("head", 0, REAL_HEADS - 1, 0))
 
 
 def _write_url(values: dict[str, str]) -> None:
@@ -89,6 +100,24 @@ def compute(
     """
     source = wt.seeded_source(tokens, d_model, d_k, seed=seed, positional=positional)  # the weight source
     return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal)
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the model…")
+def compute_real(
+    _loaded, name: str, text: str, layer: int, head: int, scale: bool, x100: bool, causal: bool
+) -> tuple[wt.Lesson, float, bool]:
+    """The same lesson with a real head: X is the layer's input, W_q, W_k, W_v (and biases)
+    are the head's. Also returns max |weights - model's attention| for the model's own
+    settings (scaled, no x100, no mask), and whether the text was truncated.
+
+    Returns: (Lesson with steps.weights (T, T), error, truncated)
+    """
+    from attn_core import models  # torch: only when a real head is asked for
+
+    real = models.head_inputs(_loaded, text, layer, head, max_tokens=MAX_TOKENS)
+    source = wt.Source(tokens=tuple(real.tokens), x=real.x, weights=real.weights)
+    error = models.reproduction_error(real, models.reproduce(real))
+    return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal), error, real.truncated
 
 
 # --------------------------------------------------------------------------- helpers
@@ -139,34 +168,102 @@ _start_from_url()
 text = sentence_input(key=f"{KEY}_sentence")
 with st.sidebar:
     st.header("Settings")
-    d_model = st.slider("d_model (size of each token vector)", D_MODEL[0], D_MODEL[1], key=f"{KEY}_d_model")
-    d_k = st.slider("d_k (size of queries and keys)", D_K[0], D_K[1], key=f"{KEY}_d_k")
-    seed = int(st.number_input("Seed (random weights)", SEED[0], SEED[1], step=1, key=f"{KEY}_seed"))
-    flags = {name: st.toggle(label, key=f"{KEY}_{name}") for name, (label, _) in TOGGLES.items()}
+    source_kind = st.radio(
+        "Weights", list(SOURCES), format_func=SOURCES.get, key=f"{KEY}_weights",
+        help="Random weights are a head before any training. A real head is one of the 72 trained heads of a "
+        "small BERT model; it loads the model the first time (a few seconds).",
+    )  # fmt: skip
+    real_head = source_kind == "real"
+    if real_head:
+        layer = st.selectbox("Layer", range(REAL_LAYERS), format_func=lambda n: f"layer {n}", key=f"{KEY}_layer")
+        head = st.selectbox("Head", range(REAL_HEADS), format_func=lambda n: f"head {n}", key=f"{KEY}_head")
+        st.caption(
+            "Try layer 3, head 1 with the two animal/street examples, and pick “it” as the query token in "
+            "“One cell, worked through”: with “tired”, “it” looks mostly at “animal”; with “congested”, "
+            "much less so, and more at “street”."
+        )
+    else:
+        layer, head = st.session_state[f"{KEY}_layer"], st.session_state[f"{KEY}_head"]
+    fixed = " (set by the model while a real head is shown)" if real_head else ""
+    d_model = st.slider(f"d_model (size of each token vector){fixed}", D_MODEL[0], D_MODEL[1], key=f"{KEY}_d_model",
+                        disabled=real_head)  # fmt: skip
+    d_k = st.slider(f"d_k (size of queries and keys){fixed}", D_K[0], D_K[1], key=f"{KEY}_d_k", disabled=real_head)
+    seed = int(st.number_input("Seed (random weights)", SEED[0], SEED[1], step=1, key=f"{KEY}_seed",
+                               disabled=real_head))  # fmt: skip
+    flags = {
+        name: st.toggle(label, key=f"{KEY}_{name}", disabled=real_head and name == "pos")
+        for name, (label, _) in TOGGLES.items()
+    }
 
 _write_url({
     "text": text, "d_model": str(d_model), "d_k": str(d_k), "seed": str(seed),
     **{name: str(int(on)) for name, on in flags.items()},
+    "weights": source_kind, "layer": str(layer), "head": str(head),
 })  # fmt: skip
 
 tokens = tuple(tokens_or_stop(text))
-lesson = compute(tokens, d_model, d_k, seed, flags["pos"], flags["scale"], flags["x100"], flags["causal"])
+model_error = None
+if real_head:
+    loaded, problem = try_load()
+    if loaded is None:
+        st.error(
+            f"The real model is not available ({md_escape(problem or 'unknown error')}), so this page shows "
+            "random weights instead. Every other setting keeps working."
+        )
+        real_head = False
+if real_head:
+    lesson, model_error, truncated = compute_real(
+        loaded, loaded.name, text, layer, head, flags["scale"], flags["x100"], flags["causal"]
+    )
+    if truncated:
+        st.warning(f"The model splits this text into more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} "
+                   "are used.")  # fmt: skip
+    tokens = lesson.tokens
+else:
+    lesson = compute(tokens, d_model, d_k, seed, flags["pos"], flags["scale"], flags["x100"], flags["causal"])
 steps, stats = lesson.steps, lesson.stats
 T, labels = len(tokens), list(tokens)
+d_model, d_k = steps.x.shape[1], steps.d_k
 score_fmt = ".2f" if stats.max_abs_score < 100 else ".3g"
+biases = lesson.source.weights.b_q is not None
+
+if real_head:
+    same = flags["scale"] and not flags["x100"] and not flags["causal"]
+    st.success(
+        f"Weights: layer {layer}, head {head} of all-MiniLM-L6-v2. With the model's own settings (divided by "
+        f"√{d_k}, no ×100, no mask) attn_core's weights match the model's attention to max |Δ| = "
+        f"{model_error:.1e}." + ("" if same else " Your switches change this run, so the weights below differ "
+                                 "from the model's on purpose.")
+    )  # fmt: skip
 
 # Step 1 -------------------------------------------------------------------------------
 st.subheader("Step 1 · Tokens")
-st.markdown(
-    "The sentence is cut into tokens: words and punctuation marks. Every position is its own "
-    "token, so a word that appears twice (like *the*) gets two separate rows in every matrix below."
-)
+if real_head:
+    st.markdown(
+        "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
+        "(## marks a part that continues a word), and adds [CLS] at the start and [SEP] at the end. Every "
+        "position is its own token, so a repeated word gets separate rows in every matrix below."
+    )
+else:
+    st.markdown(
+        "The sentence is cut into tokens: words and punctuation marks. Every position is its own "
+        "token, so a word that appears twice (like *the*) gets two separate rows in every matrix below."
+    )
 st.latex(rf"T = {T} \text{{ tokens}}")
 show_tokens(labels)
 
 # Step 2 -------------------------------------------------------------------------------
 st.subheader("Step 2 · X, one vector per token")
-if flags["pos"]:
+if real_head:
+    st.markdown(
+        f"X is what layer {layer} receives: "
+        + ("the model's embeddings (a learned vector per token, plus learned position and segment vectors, "
+           "then normalised)." if layer == 0 else f"the output of layer {layer - 1}, so every row already "
+           "carries information mixed in from other tokens.")
+        + f" Each row has d_model = {d_model} numbers."
+    )  # fmt: skip
+    st.latex(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
+elif flags["pos"]:
     st.markdown(
         "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
         "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
@@ -184,15 +281,26 @@ _matrix("x", steps.x, f"Step 2: X ({T}×{d_model})", labels, _dims(d_model), row
 
 # Step 3 -------------------------------------------------------------------------------
 st.subheader("Step 3 · The weight matrices W_q, W_k, W_v")
-st.markdown(
-    "A head owns three matrices that training would tune. Here they are random, as at the very start "
-    "of training, with entries drawn so that the queries and keys come out with a spread of about 1. "
-    "Each one turns a d_model vector into d_k numbers."
-)
-st.latex(
-    rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
-    rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
-)
+if real_head:
+    st.markdown(
+        f"These are trained numbers: head {head}'s share of layer {layer}'s query, key and value matrices. "
+        f"The layer's three {d_model}×{d_model} matrices are split into {REAL_HEADS} heads of {d_k} columns "
+        "each, and every head also has a bias vector b that is added after the multiplication."
+    )
+    st.latex(
+        rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
+        rf"b_q,\ b_k,\ b_v \in \mathbb{{R}}^{{{d_k}}}"
+    )
+else:
+    st.markdown(
+        "A head owns three matrices that training would tune. Here they are random, as at the very start "
+        "of training, with entries drawn so that the queries and keys come out with a spread of about 1. "
+        "Each one turns a d_model vector into d_k numbers."
+    )
+    st.latex(
+        rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
+        rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
+    )
 w = lesson.source.weights
 _panels("w", [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)], f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
         None, row_title="d_model dimension", col_title="d_k dimension",
@@ -204,7 +312,10 @@ st.markdown(
     "Multiplying X by each matrix gives every token three new vectors: a query (what it is looking "
     "for), a key (what it can be found by) and a value (what it hands on when it is chosen)."
 )
-st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+if biases:
+    st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+else:
+    st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
 _panels("qkv", [("Q", steps.q), ("K", steps.k), ("V", steps.v)], f"Step 4: Q, K, V ({T}×{d_k} each)", labels,
         row_title="token", col_title="dimension")  # fmt: skip
 
@@ -294,7 +405,7 @@ def worked_cell(lesson: wt.Lesson) -> None:
     st.caption(f"Query i = {i}: “{md_escape(_short(tokens[i]))}” · key j = {j}: “{md_escape(_short(tokens[j]))}”")
 
     st.markdown("**1 · The score** is the dot product of the two vectors, one term per dimension.")
-    st.latex(rf"s_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}} = " + wt.latex_dot(cell.q_i, cell.k_j, cell.score))
+    st.latex(wt.latex_dot_lines(cell.q_i, cell.k_j, cell.score, lhs=rf"s_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}}"))
 
     st.markdown("**2 · Scaling** multiplies it by the same factor as every other cell.")
     st.latex(

@@ -69,6 +69,21 @@ def test_latex_dot_writes_each_term_and_the_exact_total():
     assert text.count(r"\times") == 4 and r"\cdots" in text and text.endswith(f"= {long_a.sum():.2f}")
 
 
+def test_latex_dot_lines_wraps_the_same_terms():
+    a, b = np.array([0.5, -0.3, 0.8, 0.1, -0.2]), np.array([0.3, 0.4, -0.2, 1.0, 0.5])
+    block = wt.latex_dot_lines(a, b, float(a @ b), lhs="s", per_line=2)
+    lines = block.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}").split(r" \\ ")
+    # 5 terms, 2 a line -> 3 lines of terms, then the total on its own line
+    assert lines == [
+        r"s &= 0.50\times0.30 + (-0.30)\times0.40",
+        r"&\quad + 0.80\times(-0.20) + 0.10\times1.00",
+        r"&\quad + (-0.20)\times0.50",
+        f"&= {a @ b:.2f}",
+    ]
+    single = wt.latex_dot_lines(a[:2], b[:2], float(a[:2] @ b[:2]), lhs="s")
+    assert single.count(r" \\ ") == 1 and r"\quad" not in single
+
+
 def test_latex_blocks_hold_numbers_only():
     cell = wt.cell_walkthrough(run("<script> $x$ **b**", causal=True).steps, 2, 1)
     for block in (wt.latex_row_table(cell), wt.latex_weighted_sum(cell, lhs="z_{2}"), wt.latex_vec(cell.output)):
