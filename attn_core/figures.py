@@ -8,6 +8,7 @@ text wrapped in $...$ as LaTeX, so both are neutralised here.
 from __future__ import annotations
 
 import html
+import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
@@ -33,6 +34,10 @@ MASKED_COLOR = "rgba(128, 128, 128, 0.55)"
 FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
 LABEL_MAX_CHARS = 18
+TICK_SIZE = FONT_SIZE - 1
+PLOT_WIDTH_PX = 760  # about what a full-width chart gets at 1280x800 with the sidebar open
+COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
+COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
 GAP_MAX = 64  # cells are drawn with a 1 px gap up to this many per side; more would be all gap
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
 
@@ -71,6 +76,31 @@ def _ticks(labels: list[str]) -> dict:
     step = 1 if len(labels) <= TICKS_MAX else -(-len(labels) // (TICKS_MAX // 2))
     vals = list(range(0, len(labels), step))
     return dict(tickmode="array", tickvals=vals, ticktext=[labels[v] for v in vals])
+
+
+def _text_px(text: str, size: int = TICK_SIZE) -> float:
+    """About how wide a label is drawn, so margins can be set without Plotly measuring every
+    label in the browser (auto-margins and auto-angles cost ~40 % of a redraw)."""
+    text = html.unescape(text)
+    return sum(size * (1.05 if unicodedata.east_asian_width(ch) in "WF" else 0.62) for ch in text)
+
+
+def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_title: str,
+                *, top: int, right: int = COLORBAR_PX, width: float = PLOT_WIDTH_PX) -> tuple[dict, dict, dict]:
+    """Margins and axis settings that fit the tick labels, worked out here instead of by
+    Plotly's automargin. Column labels turn 45 degrees when they would overlap.
+
+    Returns: (margin, xaxis extras, yaxis extras)
+    """
+    col_px = max((_text_px(t) for t in col_ticks), default=0.0)
+    row_px = max((_text_px(t) for t in row_ticks), default=0.0)
+    flat = col_px + 8 <= width / max(len(col_ticks), 1)
+    label_h = TICK_SIZE * 1.4 if flat else (col_px + TICK_SIZE) * 0.72
+    title_h = TICK_SIZE * 2.2 if col_title else 0
+    title_w = TICK_SIZE * 2.2 if row_title else 0
+    margin = dict(l=int(14 + row_px + title_w), r=right, t=top, b=int(12 + label_h + title_h), autoexpand=False)
+    fixed = dict(automargin=False, ticklabeloverflow="allow", tickfont=dict(size=TICK_SIZE))
+    return margin, dict(fixed, tickangle=0 if flat else -45), dict(fixed, tickangle=0)
 
 
 def _format_cell(value: float, fmt: str) -> str:
@@ -158,7 +188,7 @@ def heatmap(
             f"{col_title or 'column'} %{{x}}: %{{customdata[1]}}<br>"
             f"{value_name} = %{{z:{fmt}}}<extra></extra>"
         ),
-        colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
+        colorbar=COLORBAR,
         xgap=_gap(n_cols),
         ygap=_gap(n_rows),
         **colour,
@@ -181,19 +211,16 @@ def heatmap(
         traces = [grey, trace]  # grey layer underneath
     # The layout goes into the constructor in one piece: Figure.update_layout is several
     # times slower, and these builders run a dozen times per page rerun.
+    x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
+    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50)
     layout = dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),
-        height=height or _auto_height(n_rows),
-        margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(
-            **_ticks(col_ticks), title=dict(text=col_title), side="bottom", tickfont=dict(size=FONT_SIZE - 1),
-            showgrid=False, zeroline=False,
-        ),
-        yaxis=dict(
-            **_ticks(row_ticks), title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
-            showgrid=False, zeroline=False,
-        ),
+        height=(height or _auto_height(n_rows)) + margin["b"] - 10,
+        margin=margin,
+        xaxis=dict(**x_ticks, **x_fixed, title=dict(text=col_title), side="bottom", showgrid=False, zeroline=False),
+        yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
+                   zeroline=False),
     )  # fmt: skip
     return go.Figure(data=traces, layout=layout)
 
@@ -235,18 +262,19 @@ def heatmap_panels(
     # Panel widths follow their column counts, so cells are the same size in every panel.
     widths = np.array([z.shape[1] for z in mats], dtype=np.float64)
     widths = widths / widths.sum() * (1.0 - PANEL_GAP * (len(mats) - 1))
+    y_ticks = _ticks(row_ticks) if rows is not None else {}
+    # Columns (and unlabelled rows) are numbered by Plotly; the widest number sets the margin.
+    margin, x_fixed, y_fixed = _fixed_axes(y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title,
+                                           top=80)  # fmt: skip
     traces, layout = [], dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),
-        height=height or _auto_height(n_rows),
-        margin=dict(l=10, r=10, t=80, b=10),
+        height=(height or _auto_height(n_rows)) + margin["b"] - 10,
+        margin=margin,
         coloraxis=dict(colorscale=DIVERGING, cmid=0.0, cmin=-lim, cmax=lim,
-                       colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1))),
-        yaxis=dict(
-            title=dict(text=row_title), autorange="reversed", tickfont=dict(size=FONT_SIZE - 1),
-            showgrid=False, zeroline=False,
-            **(_ticks(row_ticks) if rows is not None else {}),
-        ),
+                       colorbar=COLORBAR),
+        yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
+                   zeroline=False),
         annotations=[],
     )  # fmt: skip
     left = 0.0
@@ -272,8 +300,8 @@ def heatmap_panels(
         )
         traces.append(trace)
         layout["xaxis" if p == 0 else f"xaxis{p + 1}"] = dict(
-            domain=[left, left + width], anchor="y", title=dict(text=col_title), showgrid=False, zeroline=False,
-            tickfont=dict(size=FONT_SIZE - 1),
+            **x_fixed, domain=[left, left + width], anchor="y", title=dict(text=col_title), showgrid=False,
+            zeroline=False,
         )  # fmt: skip
         layout["annotations"].append(
             dict(text=f"<b>{html.escape(name)}</b>", xref=f"{axis} domain", yref="paper", x=0.5, y=1.0,
@@ -331,12 +359,15 @@ def bar_chart(
         textfont=dict(size=FONT_SIZE - 1),
         cliponaxis=False,
     )
+    x_ticks = _ticks(token_labels(labels))
+    margin, x_fixed, y_fixed = _fixed_axes([format(float(np.max(values, initial=0.0)), fmt)], x_ticks["ticktext"],
+                                           y_title, "", top=50, right=10)  # fmt: skip
     layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
-        height=height,
-        margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels)),
-        yaxis=dict(title=dict(text=y_title), range=list(y_range) if y_range else None),
+        height=height + margin["b"] - 10,
+        margin=margin,
+        xaxis=dict(**x_ticks, **x_fixed),
+        yaxis=dict(**y_fixed, title=dict(text=y_title), range=list(y_range) if y_range else None),
     )
     return go.Figure(data=[bar], layout=layout)

@@ -21,7 +21,13 @@ PRESETS = (
     "The cat, which was black, sat on the mat.",
 )
 
-PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+# A short mode bar: "download as PNG" and Streamlit's fullscreen button (good on a projector).
+# Dragging still zooms and a double click resets; every extra button costs redraw time.
+PLOTLY_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["lasso2d", "select2d", "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                               "resetScale2d"],
+}  # fmt: skip
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
 
