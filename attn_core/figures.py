@@ -12,6 +12,8 @@ import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.colors import get_colorscale
 
 __all__ = [
     "DIVERGING",
@@ -30,6 +32,7 @@ __all__ = [
 # matrices, and cividis (designed for colour-vision deficiency) for weights in [0, 1].
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Cividis"
+_SCALES = {name: get_colorscale(name) for name in (DIVERGING, SEQUENTIAL)}  # as explicit [pos, colour] lists
 MASKED_COLOR = "rgba(128, 128, 128, 0.55)"
 FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
@@ -103,6 +106,18 @@ def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_
     return margin, dict(fixed, tickangle=0 if flat else -45), dict(fixed, tickangle=0)
 
 
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    """A Figure from plain dicts, without Plotly's per-property validation.
+
+    Validation was most of a rerun's server time (~8 ms a heatmap); tests/test_figures.py
+    checks that every builder's output equals what the validating constructor makes.
+    """
+    default = pio.templates.default  # "streamlit" once Streamlit is imported: it restyles charts per theme
+    if default and default != "none" and "template" not in layout:
+        layout = {**layout, "template": pio.templates[default]}  # what the validating constructor adds
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
 def _format_cell(value: float, fmt: str) -> str:
     if np.isneginf(value):
         return "\u2212\u221e"
@@ -169,16 +184,17 @@ def heatmap(
     if show_values is None:
         show_values = max(n_rows, n_cols) <= CELL_TEXT_MAX
     if kind == "weights":
-        colour = dict(colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0 if zmax is None else zmax)
+        colour = dict(colorscale=_SCALES[SEQUENTIAL], zmin=0.0, zmax=1.0 if zmax is None else zmax)
     elif kind == "signed":
         finite = np.abs(shown[np.isfinite(shown)])
         lim = zmax if zmax is not None else (float(finite.max()) if finite.size else 1.0)
         lim = lim if lim > 0 else 1.0
-        colour = dict(colorscale=DIVERGING, zmid=0.0, zmin=-lim, zmax=lim)
+        colour = dict(colorscale=_SCALES[DIVERGING], zmid=0.0, zmin=-lim, zmax=lim)
     else:
         raise ValueError(f'kind must be "signed" or "weights", got {kind!r}')
 
-    trace = go.Heatmap(
+    trace = dict(
+        type="heatmap",
         z=shown,
         x=np.arange(n_cols),
         y=np.arange(n_rows),
@@ -197,7 +213,8 @@ def heatmap(
     traces = [trace]
     if masked.any():
         # Masked cells: a grey rectangle behind the gap, so they read as "not allowed".
-        grey = go.Heatmap(
+        grey = dict(
+            type="heatmap",
             z=np.where(masked, 1.0, np.nan),
             x=np.arange(n_cols),
             y=np.arange(n_rows),
@@ -209,8 +226,6 @@ def heatmap(
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
-    # The layout goes into the constructor in one piece: Figure.update_layout is several
-    # times slower, and these builders run a dozen times per page rerun.
     x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
     margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50)
     layout = dict(
@@ -222,7 +237,7 @@ def heatmap(
         yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
                    zeroline=False),
     )  # fmt: skip
-    return go.Figure(data=traces, layout=layout)
+    return _figure(traces, layout)
 
 
 PANEL_GAP = 0.05  # fraction of the width between side-by-side panels
@@ -271,7 +286,7 @@ def heatmap_panels(
         font=dict(size=FONT_SIZE),
         height=(height or _auto_height(n_rows)) + margin["b"] - 10,
         margin=margin,
-        coloraxis=dict(colorscale=DIVERGING, cmid=0.0, cmin=-lim, cmax=lim,
+        coloraxis=dict(colorscale=_SCALES[DIVERGING], cmid=0.0, cmin=-lim, cmax=lim,
                        colorbar=COLORBAR),
         yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
                    zeroline=False),
@@ -281,7 +296,8 @@ def heatmap_panels(
     for p, ((name, _), z, width) in enumerate(zip(panels, mats, widths, strict=True)):
         axis = "x" if p == 0 else f"x{p + 1}"
         row_hover = "%{customdata}" if rows is not None else ""
-        trace = go.Heatmap(
+        trace = dict(
+            type="heatmap",
             z=np.where(np.isfinite(z), z, np.nan),
             x=np.arange(z.shape[1]),
             y=np.arange(n_rows),
@@ -308,7 +324,7 @@ def heatmap_panels(
                  xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=FONT_SIZE + 1))
         )  # fmt: skip
         left += width + PANEL_GAP
-    return go.Figure(data=traces, layout=layout)
+    return _figure(traces, layout)
 
 
 def line_chart(
@@ -323,7 +339,7 @@ def line_chart(
 ) -> go.Figure:
     """One line per named series over a shared x."""
     traces = [
-        go.Scatter(x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name)
+        dict(type="scatter", x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name)
         for name, y in series.items()
     ]
     layout = dict(
@@ -336,7 +352,7 @@ def line_chart(
         yaxis=dict(title=dict(text=y_title), type="log", dtick=1) if log_y else dict(title=dict(text=y_title)),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
     )
-    return go.Figure(data=traces, layout=layout)
+    return _figure(traces, layout)
 
 
 def bar_chart(
@@ -351,7 +367,8 @@ def bar_chart(
 ) -> go.Figure:
     """Bars at integer positions with escaped labels and the value printed on each."""
     values = np.asarray(values, dtype=np.float64)
-    bar = go.Bar(
+    bar = dict(
+        type="bar",
         x=np.arange(len(labels)),
         y=values,
         text=[format(v, fmt) for v in values],
@@ -368,6 +385,6 @@ def bar_chart(
         height=height + margin["b"] - 10,
         margin=margin,
         xaxis=dict(**x_ticks, **x_fixed),
-        yaxis=dict(**y_fixed, title=dict(text=y_title), range=list(y_range) if y_range else None),
+        yaxis=dict(**y_fixed, title=dict(text=y_title), **(dict(range=list(y_range)) if y_range else {})),
     )
-    return go.Figure(data=[bar], layout=layout)
+    return _figure([bar], layout)

@@ -1,0 +1,197 @@
+"""`make bench`: speed, payload and memory of the Self-Attention Explorer.
+
+    .venv/bin/python tests/perf/bench.py                    # everything (~10 minutes)
+    .venv/bin/python tests/perf/bench.py --quick            # fewer repeats, 5 load sessions
+    .venv/bin/python tests/perf/bench.py --only engine,payload
+
+Prints a table with PASS/MISS against the targets and writes bench-results.json in the
+repo root (with --only, the named sections replace theirs in an existing file). A missed
+target is reported, not failed: the exit status is non-zero only when the bench itself
+crashed. A measure that cannot be taken (a page not there yet, no Chromium) is null, and
+the section's "notes" say why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for path in (str(HERE), str(ROOT)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+RESULTS = ROOT / "bench-results.json"
+SECTIONS = ("engine", "rerun_ms", "payload_bytes", "browser_ms", "startup_s", "memory_mb", "load", "load_server")
+ALIASES = {"rerun": "rerun_ms", "payload": "payload_bytes", "browser": "browser_ms", "startup": "startup_s",
+           "memory": "memory_mb", "server": "load_server"}  # fmt: skip
+BROWSER_SIDE = {"browser_ms", "startup_s", "memory_mb", "load", "load_server"}
+
+# (section, key) -> (limit, unit); a value passes when it is <= limit.
+TARGETS = {
+    ("rerun_ms", "step_T32"): 100,
+    ("browser_ms", "step_T16"): 500,
+    ("payload_bytes", "bert_head_view_T128"): 2_000_000,
+    ("memory_mb", "model_loaded"): 700,
+    ("startup_s", "home"): 3,
+    ("load", "p95_ms"): 1500,
+    ("load_server", "p95_ms"): 1500,  # not an issue target: the same class without 30 browsers on our cores
+}
+
+
+def machine() -> dict:
+    import psutil
+    import torch
+
+    model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                  if ln.startswith("model name")), platform.processor())  # fmt: skip
+    cuda = torch.cuda.is_available()
+    return {
+        "cpus": os.cpu_count(),
+        "cpu_model": model,
+        "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "streamlit": metadata.version("streamlit"),
+        "plotly": metadata.version("plotly"),
+        "numpy": metadata.version("numpy"),
+        "cuda": cuda,
+        "gpu": torch.cuda.get_device_name(0) if cuda else None,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def parse_sections(only: str | None) -> list[str]:
+    if not only:
+        return list(SECTIONS)
+    chosen = []
+    for raw in only.split(","):
+        name = ALIASES.get(raw.strip(), raw.strip())
+        if name not in SECTIONS:
+            raise SystemExit(f"unknown section {raw!r}; choose from {', '.join(SECTIONS)} (or {', '.join(ALIASES)})")
+        chosen.append(name)
+    return [s for s in SECTIONS if s in chosen]
+
+
+def measure(sections: list[str], quick: bool) -> tuple[dict, bool]:
+    """Run the chosen sections; returns (results, crashed)."""
+    results: dict = {}
+    notes: dict = {}
+    crashed = False
+    wanted = set(sections)
+    groups = [
+        ({"engine"}, lambda: results.update(engine=__import__("perf_engine").run(quick))),
+        ({"rerun_ms", "payload_bytes"}, lambda: __import__("perf_apptest").run(wanted, quick, results, notes)),
+        (BROWSER_SIDE, lambda: __import__("perf_browser").run(wanted, quick, results, notes)),
+    ]
+    for names, fn in groups:
+        if not names & wanted:
+            continue
+        t0 = time.perf_counter()
+        print(f"-- measuring {', '.join(sorted(names & wanted))} ...", flush=True)
+        try:
+            fn()
+        except Exception as err:
+            crashed = True
+            traceback.print_exc()
+            for name in names & wanted:
+                results.setdefault(name, {})["error"] = f"{type(err).__name__}: {err}"[:500]
+        print(f"   done in {time.perf_counter() - t0:.0f} s", flush=True)
+    for name in sections:
+        results.setdefault(name, {})
+        if notes.get(name):
+            results[name]["notes"] = notes[name]
+    if "memory_mb" in wanted and "load" not in wanted and results["memory_mb"].get("after_load") is None:
+        results["memory_mb"].setdefault("notes", {})["after_load"] = "null: the load section was not run"
+    return {name: results[name] for name in sections}, crashed
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"{value:,.2f}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def verdict(section: str, key: str, value, data: dict) -> str:
+    limit = TARGETS.get((section, key))
+    if limit is None:
+        return ""
+    if value is None:
+        return f"≤ {limit:,}  ?"
+    ok = value <= limit and not (section.startswith("load") and data.get("errors"))
+    return f"≤ {limit:,}  {'PASS' if ok else 'MISS'}"
+
+
+def table(results: dict) -> str:
+    rows = [("measure", "value", "target")]
+    for section, data in results.items():
+        if section == "machine" or not isinstance(data, dict):
+            continue
+        if section == "engine":
+            for t_key, row in data.items():
+                if isinstance(row, dict) and t_key.startswith("T"):
+                    for k, v in row.items():
+                        rows.append((f"engine.{t_key}.{k}", _fmt(v), ""))
+            if "error" in data:
+                rows.append(("engine.error", data["error"][:60], ""))
+            continue
+        for key, value in data.items():
+            if key in ("notes", "error_samples") or key.endswith("_other_elements"):
+                continue
+            rows.append((f"{section}.{key}", _fmt(value), verdict(section, key, value, data)))
+        if section.startswith("load") and data.get("errors"):
+            rows.append((f"{section}.errors (must be 0)", _fmt(data["errors"]), "MISS"))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]}" for r in rows]
+    lines.insert(1, "-" * (sum(widths) + 4))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and 5 load sessions (development)")
+    parser.add_argument("--only", metavar="SECTION[,SECTION]", help=f"run only these: {', '.join(SECTIONS)}")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    sections = parse_sections(args.only)
+    t0 = time.perf_counter()
+    info = machine()
+    measured, crashed = measure(sections, args.quick)
+    results: dict = {}
+    if args.only and args.out.is_file():
+        try:
+            results = json.loads(args.out.read_text())
+        except (OSError, ValueError):
+            results = {}
+    results.update(measured)
+    results["machine"] = {**info, "quick": args.quick, "bench_s": round(time.perf_counter() - t0, 1)}
+    ordered = {k: results[k] for k in (*SECTIONS, "machine") if k in results}
+    args.out.write_text(json.dumps(ordered, indent=2) + "\n")
+    m = ordered["machine"]
+    print(f"\n{m['cpus']} CPUs ({m['cpu_model']}), {m['ram_gb']} GB RAM, Python {m['python']}, torch {m['torch']}, "
+          f"streamlit {m['streamlit']}, CUDA: {m['gpu'] or 'none'}{' (quick)' if args.quick else ''}")  # fmt: skip
+    print(table(measured))
+    for section, data in measured.items():
+        for key, why in (data.get("notes") or {}).items():
+            print(f"note {section}.{key}: {why}")
+    print(f"\nwrote {args.out} in {m['bench_s']:.0f} s")
+    return 1 if crashed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
