@@ -35,6 +35,7 @@ from perf_inputs import (
     step_sentence,
     url_path,
 )
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.helpers import (
     CHROMIUM,
@@ -49,6 +50,8 @@ RUN_TIMEOUT_MS = 120_000
 LOAD_BUDGET_S = 280.0  # the whole load phase, opening the sessions included
 OPEN_BUDGET_S = 150.0  # of which opening the sessions (not timed) may take this long
 OPEN_AT_ONCE = 4  # sessions opening at the same time
+CHANGE_TIMEOUT_MS = 30_000  # one timed change of browser_ms (a quiet machine needs well under 2 s)
+LOST_CHANGES_MAX = 3  # changes browser_ms may retry when no run started
 
 # Counts finished script runs, so "the run my change caused" is never confused with an earlier one.
 INIT_JS = """
@@ -159,6 +162,7 @@ class Tab:
     page: object
     errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
+    lost_changes: int = 0  # changes that started no run (see _sentence_changes)
 
     @classmethod
     async def open(cls, browser) -> Tab:
@@ -222,12 +226,23 @@ async def _launch(pw):
 async def _sentence_changes(tab: Tab, label: str, texts: list[str], repeats: int) -> tuple[float, float]:
     """Median ms (until the run ended, until redrawn) over ``repeats`` changes after one warm-up,
     cycling through ``texts``."""
-    script, total = [], []
-    for n in range(repeats + 1):
-        s_run, s_all = await tab.change(label, texts[n % len(texts)])
-        if n:
+    script, total, lost = [], [], 0
+    for n in range(repeats + 1 + LOST_CHANGES_MAX):
+        if len(total) == repeats:
+            break
+        try:
+            s_run, s_all = await tab.change(label, texts[n % len(texts)], timeout_ms=CHANGE_TIMEOUT_MS)
+        except PlaywrightTimeout:
+            # Rarely, Streamlit's text box drops an Enter pressed right after fill(): no run starts.
+            # That is the harness, not the app; count it and go on with the next text.
+            lost += 1
+            continue
+        if n > lost:  # the first change that went through is the warm-up
             script.append(s_run)
             total.append(s_all)
+    tab.lost_changes += lost
+    if not total:
+        raise RuntimeError(f"no sentence change was redrawn ({lost} lost)")
     return median_ms(script), median_ms(total)
 
 
@@ -346,6 +361,8 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
                     label = model_labels()["sentence"]
                     script, total = await _sentence_changes(tab, label, texts, max(3, repeats - 2))
                     browser_ms["bert_T128"], browser_ms["bert_T128_until_notRunning"] = total, script
+                    if tab.lost_changes:
+                        notes.setdefault("browser_ms", {})["bert_T128"] = f"{tab.lost_changes} change(s) retried"
             else:
                 notes.setdefault("startup_s", {})["model_first_load"] = "null: no real-model page"
                 notes.setdefault("memory_mb", {})["model_loaded"] = "null: no real-model page"
@@ -360,6 +377,8 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
                     texts = [step_sentence(16, v) for v in (1, 2, 3, 4)]
                     script, total = await _sentence_changes(tab, labels["sentence"], texts, repeats)
                     browser_ms["step_T16"], browser_ms["step_T16_until_notRunning"] = total, script
+                    if tab.lost_changes:
+                        notes.setdefault("browser_ms", {})["step_T16"] = f"{tab.lost_changes} change(s) retried"
                     seen_dialogs += tab.dialogs
                     await tab.close()
                 if "load" in sections:
