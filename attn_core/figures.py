@@ -38,7 +38,7 @@ FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
 LABEL_MAX_CHARS = 18
 TICK_SIZE = FONT_SIZE - 1
-PLOT_WIDTH_PX = 760  # about what a full-width chart gets at 1280x800 with the sidebar open
+PLOT_WIDTH_PX = 360  # the narrowest a chart is drawn: one of two columns at 1280x800 with the sidebar open
 COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
 COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
 GAP_MAX = 64  # cells are drawn with a 1 px gap up to this many per side; more would be all gap
