@@ -102,7 +102,16 @@ def compute(
     return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal)
 
 
-@st.cache_data(max_entries=64, show_spinner="Running the model…")
+@st.cache_data(max_entries=16, show_spinner="Running the model…")
+def model_run(_loaded, name: str, text: str):
+    """One forward pass per text: every layer's input and attention, shared by all heads and
+    switches, so picking another head or toggling the mask does not run the model again."""
+    from attn_core import models  # torch: only when a real head is asked for
+
+    return models.extract_attentions(_loaded, text, max_tokens=MAX_TOKENS)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def compute_real(
     _loaded, name: str, text: str, layer: int, head: int, scale: bool, x100: bool, causal: bool
 ) -> tuple[wt.Lesson, float, bool]:
@@ -112,9 +121,10 @@ def compute_real(
 
     Returns: (Lesson with steps.weights (T, T), error, truncated)
     """
-    from attn_core import models  # torch: only when a real head is asked for
+    from attn_core import models
 
-    real = models.head_inputs(_loaded, text, layer, head, max_tokens=MAX_TOKENS)
+    att = model_run(_loaded, name, text)
+    real = models.real_head(att, models.head_weights(_loaded, layer, head), layer, head)
     source = wt.Source(tokens=tuple(real.tokens), x=real.x, weights=real.weights)
     error = models.reproduction_error(real, models.reproduce(real))
     return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal), error, real.truncated
