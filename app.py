@@ -7,6 +7,7 @@ import streamlit as st
 # A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
 ICON = Path(__file__).parent / "assets" / "favicon.png"
 st.set_page_config(page_title="Self-Attention Explorer", page_icon=str(ICON), layout="wide")
+st.html(Path(__file__).parent / "assets" / "charts.css")  # chart text in the theme's colour
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

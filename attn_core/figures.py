@@ -7,7 +7,9 @@ text wrapped in $...$ as LaTeX, so both are neutralised here.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import pickle
 import unicodedata
 
 import numpy as np
@@ -20,6 +22,7 @@ __all__ = [
     "FONT_SIZE",
     "SEQUENTIAL",
     "bar_chart",
+    "browser_figure",
     "dim_labels",
     "heatmap",
     "heatmap_panels",
@@ -41,7 +44,6 @@ TICK_SIZE = FONT_SIZE - 1
 PLOT_WIDTH_PX = 360  # the narrowest a chart is drawn: one of two columns at 1280x800 with the sidebar open
 COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
 COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
-GAP_MAX = 64  # cells are drawn with a 1 px gap up to this many per side; more would be all gap
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
 
 
@@ -68,10 +70,6 @@ def token_labels(tokens: list[str]) -> list[str]:
 
 def dim_labels(n: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
-
-
-def _gap(n: int) -> int:
-    return 1 if n <= GAP_MAX else 0
 
 
 def _ticks(labels: list[str]) -> dict:
@@ -118,6 +116,107 @@ def _figure(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+class _Sent(list):
+    """An array already converted for sending: copying it hands back the same object.
+
+    Plotly.py deep-copies figure data twice on its way out (Figure() and to_dict()); for
+    nested lists of floats that is most of a rerun's server time, for these it is free.
+    Nothing changes them once built.
+    """
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _plain(value):
+    """Nested dicts/lists with every ndarray but float32 ones turned into (nested) lists;
+    NaN and inf -> None."""
+    if isinstance(value, _Sent):
+        return value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        if all(type(v) is str for v in value):
+            return _Sent(value)
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        if value.dtype == np.float32:
+            return value  # the big real-model charts: kept compact (base64 float32), at one redraw more
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            return _Sent(np.where(np.isfinite(value), value, None).tolist())
+        return _Sent(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
+
+
+# Chart text takes the page's colour through assets/charts.css, so these stay neutral and
+# every chart reads on Streamlit's light and dark theme alike.
+FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's own font, bundled with the app
+NEUTRAL = "rgba(128, 128, 128, 0.6)"  # axis and zero lines, colour bar outlines
+GRID = "rgba(128, 128, 128, 0.25)"
+CLEAR = "rgba(0, 0, 0, 0)"
+_LOOK = {
+    "paper_bgcolor": CLEAR,
+    "plot_bgcolor": CLEAR,
+    "font": {"family": FONT_FAMILY},
+    "modebar": {"bgcolor": CLEAR, "color": NEUTRAL, "activecolor": "rgba(128, 128, 128, 0.95)"},
+}
+# automargin: room for tick labels unless a builder fixed the margins (the heatmaps do).
+_AXIS_LOOK = {"gridcolor": GRID, "zerolinecolor": NEUTRAL, "linecolor": NEUTRAL, "automargin": True}
+
+
+def _with_defaults(props: dict, defaults: dict) -> dict:
+    """``props`` with ``defaults`` filled in where it says nothing (nested dicts merged)."""
+    out = dict(props)
+    for key, value in defaults.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _with_defaults(out[key], value)
+        else:
+            out.setdefault(key, value)
+    return out
+
+
+def browser_figure(fig: go.Figure) -> go.Figure:
+    """The figure as the pages send it: drawn once by the browser, in a theme-neutral look.
+
+    Streamlit's own chart theme makes the browser draw every chart twice: right after a chart
+    is mounted, the front end hands Plotly a re-themed JSON copy, and Plotly redraws from
+    scratch because the copied template object, or any typed array (what numpy arrays are
+    sent as), no longer compares equal. So the pages send charts with ``theme=None`` and:
+    plain lists instead of typed arrays (float32 arrays, which the real-model page uses to keep
+    its big charts small, stay as they are), no template (its colorway and colour scales are
+    merged into the layout), ``datarevision`` = a hash of the data (so Plotly compares the
+    numbers by revision, not by array identity), and a transparent, neutral look whose text
+    colour comes from the page (assets/charts.css). Half the drawing work per change;
+    tests/browser/test_redraw.py counts the draws.
+    """
+    # The raw properties, read without a copy (_plain builds new containers): to_dict() would
+    # turn arrays into base64, to_plotly_json() deep-copies every label one by one.
+    layout = dict(fig._layout)
+    template = layout.pop("template", None) or {}
+    revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
+    if not isinstance(template, dict):
+        template = template.to_plotly_json()
+    for key, value in (template.get("layout") or {}).items():
+        layout.setdefault(key, value)
+    layout = _with_defaults(_plain(layout), _LOOK)
+    for key in layout:
+        if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):
+            layout[key] = _with_defaults(layout[key], _AXIS_LOOK)
+    if isinstance(layout.get("title"), dict) and layout["title"].get("text"):
+        layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
+    data = _plain(fig._data)
+    layout["datarevision"] = revision
+    out = go.Figure(data=data, layout=layout, _validate=False)
+    out._layout.pop("template", None)  # the constructor puts the default template back
+    return out
+
+
 def _format_cell(value: float, fmt: str) -> str:
     if np.isneginf(value):
         return "\u2212\u221e"
@@ -126,18 +225,16 @@ def _format_cell(value: float, fmt: str) -> str:
     return format(value, fmt)
 
 
-def _hover(row_ticks: list[str], col_ticks: list[str]) -> np.ndarray:
-    """Per-cell hover labels: customdata (rows, cols, 2) holding each cell's row and column label."""
-    hover_rows = np.array(row_ticks, dtype=object)[:, None].repeat(len(col_ticks), axis=1)
-    hover_cols = np.array(col_ticks, dtype=object)[None, :].repeat(len(row_ticks), axis=0)
-    return np.stack([hover_rows, hover_cols], axis=-1)  # (rows, cols, 2)
+def _hover(row_ticks: list[str], col_ticks: list[str]) -> list:
+    """Per-cell hover labels, customdata (rows, cols, 2): each cell's row and column label."""
+    return _Sent([[[row, col] for col in col_ticks] for row in row_ticks])
 
 
 def _cell_text(z: np.ndarray, fmt: str) -> dict:
     """Values printed in the cells, in a font that shrinks a little for bigger matrices."""
     n = max(z.shape)
     return dict(
-        text=[[_format_cell(v, fmt) for v in row] for row in z],
+        text=_Sent([[_format_cell(v, fmt) for v in row] for row in z]),
         texttemplate="%{text}",
         textfont=dict(size=max(12, FONT_SIZE - n // 5)),
     )
@@ -205,14 +302,12 @@ def heatmap(
             f"{value_name} = %{{z:{fmt}}}<extra></extra>"
         ),
         colorbar=COLORBAR,
-        xgap=_gap(n_cols),
-        ygap=_gap(n_rows),
         **colour,
         **(_cell_text(z, fmt) if show_values else {}),
     )
     traces = [trace]
     if masked.any():
-        # Masked cells: a grey rectangle behind the gap, so they read as "not allowed".
+        # Masked cells: grey underneath, showing through where the scores are empty (NaN).
         grey = dict(
             type="heatmap",
             z=np.where(masked, 1.0, np.nan),
@@ -221,8 +316,6 @@ def heatmap(
             colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
             showscale=False,
             hoverinfo="skip",
-            xgap=_gap(n_cols),
-            ygap=_gap(n_rows),
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
@@ -305,13 +398,11 @@ def heatmap_panels(
             yaxis="y",
             coloraxis="coloraxis",
             name=name,
-            customdata=None if rows is None else np.array(row_ticks, dtype=object)[:, None].repeat(z.shape[1], axis=1),
+            customdata=None if rows is None else _Sent([[label] * z.shape[1] for label in row_ticks]),
             hovertemplate=(
                 f"{row_title or 'row'} %{{y}}: {row_hover}<br>{html.escape(name)}, {col_title or 'column'} %{{x}}<br>"
                 f"{value_name} = %{{z:{fmt}}}<extra></extra>"
             ),
-            xgap=_gap(z.shape[1]),
-            ygap=_gap(n_rows),
             **(_cell_text(z, fmt) if show_values else {}),
         )
         traces.append(trace)

@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 import attn_core as ac
+from attn_core import figures as ac_figures
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
@@ -79,7 +80,9 @@ def show_tokens(tokens: list[str]) -> None:
 
 
 def show_figure(fig, key: str) -> None:
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch")
+    """A chart, drawn once per change: see attn_core.figures.browser_figure (and assets/charts.css
+    for its text colour, which is why Streamlit's own chart theme is off)."""
+    st.plotly_chart(ac_figures.browser_figure(fig), key=key, config=PLOTLY_CONFIG, width="stretch", theme=None)
 
 
 def fmt_vec(values: np.ndarray, digits: int = 2) -> str:
