@@ -14,7 +14,6 @@ import unicodedata
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 from plotly.colors import get_colorscale
 
 __all__ = [
@@ -105,15 +104,16 @@ def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_
 
 
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
-    """A Figure from plain dicts, without Plotly's per-property validation.
+    """A Figure from plain dicts, without Plotly's per-property validation and without a
+    template (Plotly.py would add its default one, which browser_figure drops again).
 
-    Validation was most of a rerun's server time (~8 ms a heatmap); tests/test_figures.py
-    checks that every builder's output equals what the validating constructor makes.
+    Validation was most of a rerun's server time (~8 ms a heatmap), adding the template
+    most of what was left; tests/test_figures.py checks that every builder's output equals
+    what the validating constructor makes, template aside.
     """
-    default = pio.templates.default  # "streamlit" once Streamlit is imported: it restyles charts per theme
-    if default and default != "none" and "template" not in layout:
-        layout = {**layout, "template": pio.templates[default]}  # what the validating constructor adds
-    return go.Figure(data=traces, layout=layout, _validate=False)
+    fig = go.Figure(data=traces, layout={**layout, "template": {}}, _validate=False)  # {}: nothing to add
+    fig._layout.pop("template")
+    return fig
 
 
 class _Sent(list):
@@ -160,7 +160,10 @@ FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's own font, bundled with 
 NEUTRAL = "rgba(128, 128, 128, 0.6)"  # axis and zero lines, colour bar outlines
 GRID = "rgba(128, 128, 128, 0.25)"
 CLEAR = "rgba(0, 0, 0, 0)"
+# Okabe & Ito's colour-blind-safe palette, light enough to read on the dark theme too.
+COLORWAY = ["#56B4E9", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#0072B2"]
 _LOOK = {
+    "colorway": COLORWAY,
     "paper_bgcolor": CLEAR,
     "plot_bgcolor": CLEAR,
     "font": {"family": FONT_FAMILY},
@@ -189,32 +192,24 @@ def browser_figure(fig: go.Figure) -> go.Figure:
     scratch because the copied template object, or any typed array (what numpy arrays are
     sent as), no longer compares equal. So the pages send charts with ``theme=None`` and:
     plain lists instead of typed arrays (float32 arrays, which the real-model page uses to keep
-    its big charts small, stay as they are), no template (its colorway and colour scales are
-    merged into the layout), ``datarevision`` = a hash of the data (so Plotly compares the
+    its big charts small, stay as they are), no template (the look below sets the colorway;
+    every colour scale is set by the builders), ``datarevision`` = a hash of the data (so Plotly compares the
     numbers by revision, not by array identity), and a transparent, neutral look whose text
     colour comes from the page (assets/charts.css). Half the drawing work per change;
     tests/browser/test_redraw.py counts the draws.
     """
     # The raw properties, read without a copy (_plain builds new containers): to_dict() would
     # turn arrays into base64, to_plotly_json() deep-copies every label one by one.
-    layout = dict(fig._layout)
-    template = layout.pop("template", None) or {}
+    layout = {key: value for key, value in fig._layout.items() if key != "template"}
     revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
-    if not isinstance(template, dict):
-        template = template.to_plotly_json()
-    for key, value in (template.get("layout") or {}).items():
-        layout.setdefault(key, value)
     layout = _with_defaults(_plain(layout), _LOOK)
     for key in layout:
         if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):
             layout[key] = _with_defaults(layout[key], _AXIS_LOOK)
     if isinstance(layout.get("title"), dict) and layout["title"].get("text"):
         layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
-    data = _plain(fig._data)
     layout["datarevision"] = revision
-    out = go.Figure(data=data, layout=layout, _validate=False)
-    out._layout.pop("template", None)  # the constructor puts the default template back
-    return out
+    return _figure(_plain(fig._data), layout)
 
 
 def _format_cell(value: float, fmt: str) -> str:
@@ -441,7 +436,8 @@ def line_chart(
         xaxis=dict(title=dict(text=x_title)),
         # On a log axis, label whole decades only: Plotly's in-between labels (2, 5) are tiny.
         yaxis=dict(title=dict(text=y_title), type="log", dtick=1) if log_y else dict(title=dict(text=y_title)),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        # Under everything, at the bottom of the figure: above the plot it ran into the title.
+        legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, x=0),
     )
     return _figure(traces, layout)
 

@@ -88,8 +88,7 @@ def log_x_lines(
     # Powers of two as x ticks: Plotly's minor log labels are tiny.
     x_ticks = [2**i for i in range(int(np.log2(max(np.max(x), 1))) + 1)]
     fig.update_xaxes(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
-    # Legend under the plot, so a long legend never runs into the title.
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3, x=0), margin=dict(b=110))
+    fig.update_layout(margin=dict(b=10))
     if reference is not None:
         name, value = reference
         x = np.asarray(x)

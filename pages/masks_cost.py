@@ -132,10 +132,10 @@ st.markdown(
     "as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed number "
     "per row, so their cost grows in step with T (when only the kept scores are computed)."
 )
-st.latex(
-    rf"T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = {_big(counts['global'][-1])}\ \text{{scores}},\quad "
-    rf"\text{{window}} = {_big(counts['window'][-1])},\quad "
-    rf"\text{{float32 memory}} = 4 \times {T_VALUES[-1]}^2 = {_big(memory[-1])}\ \text{{bytes}}"
+st.latex(  # two lines: one is wider than the page at 1280 px
+    rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = {_big(counts['global'][-1])}"
+    rf"\ \text{{scores}},\quad \text{{window}} = {_big(counts['window'][-1])} \\ "
+    rf"\text{{float32 memory}} = 4 \times {T_VALUES[-1]}^2 = {_big(memory[-1])}\ \text{{bytes}} \end{{gathered}}"
 )
 left, right = st.columns(2)
 with left:
