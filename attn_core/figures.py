@@ -170,7 +170,9 @@ _LOOK = {
     "modebar": {"bgcolor": CLEAR, "color": NEUTRAL, "activecolor": "rgba(128, 128, 128, 0.95)"},
 }
 # automargin: room for tick labels unless a builder fixed the margins (the heatmaps do).
-_AXIS_LOOK = {"gridcolor": GRID, "zerolinecolor": NEUTRAL, "linecolor": NEUTRAL, "automargin": True}
+# A thin frame round every plot, so a white (zero) cell at a matrix's edge still has an edge.
+_AXIS_LOOK = {"gridcolor": GRID, "zerolinecolor": NEUTRAL, "linecolor": NEUTRAL, "automargin": True,
+              "showline": True, "mirror": True}  # fmt: skip
 
 
 def _with_defaults(props: dict, defaults: dict) -> dict:
@@ -186,6 +188,7 @@ def _with_defaults(props: dict, defaults: dict) -> dict:
 
 def browser_figure(fig: go.Figure) -> go.Figure:
     """The figure as the pages send it: drawn once by the browser, in a theme-neutral look.
+    ``fig`` itself is converted and returned.
 
     Streamlit's own chart theme makes the browser draw every chart twice: right after a chart
     is mounted, the front end hands Plotly a re-themed JSON copy, and Plotly redraws from
@@ -209,7 +212,15 @@ def browser_figure(fig: go.Figure) -> go.Figure:
     if isinstance(layout.get("title"), dict) and layout["title"].get("text"):
         layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
     layout["datarevision"] = revision
-    return _figure(_plain(fig._data), layout)
+    data = _plain(fig._data)
+    # In place: building a second Figure costs as much as the first (its Layout objects are
+    # made even without validation), and a figure is built for one chart and sent once.
+    fig._layout.clear()
+    fig._layout.update(layout)
+    for props, plain in zip(fig._data, data, strict=True):
+        props.clear()
+        props.update(plain)
+    return fig
 
 
 def _format_cell(value: float, fmt: str) -> str:
