@@ -4,6 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages.turns import one_at_a_time
+
 # A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
 ICON = Path(__file__).parent / "assets" / "favicon.png"
 st.set_page_config(page_title="Self-Attention Explorer", page_icon=str(ICON), layout="wide")
@@ -21,4 +23,5 @@ PAGES = [
     st.Page("pages/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
 ]
 
-st.navigation(PAGES).run()
+with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see pages/turns.py
+    st.navigation(PAGES).run()
