@@ -3,7 +3,8 @@ driven by headless Chromium through Playwright's async API.
 
 One fresh server serves the whole phase, in this order: home (startup), the real-model
 page's first load (startup, memory), sentence changes on the real-model and step pages
-(browser_ms), then N concurrent sessions on the step page (load) and the memory after it,
+(browser_ms), then N concurrent sessions on the step page (load: every tab changes at the
+same instant, then again with a student's pauses between changes) and the memory after it,
 then the same N sessions as browser-less protocol clients (load_server, perf_protocol.py).
 Every request that is not to 127.0.0.1 is aborted.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import subprocess
 import sys
 import time
@@ -50,6 +52,8 @@ RUN_TIMEOUT_MS = 120_000
 LOAD_BUDGET_S = 280.0  # the whole load phase, opening the sessions included
 OPEN_BUDGET_S = 150.0  # of which opening the sessions (not timed) may take this long
 OPEN_AT_ONCE = 4  # sessions opening at the same time
+THINK_S = (2.0, 12.0)  # load, paced: a student's pause before each change, uniform in this range
+PACED_BUDGET_S = 120.0
 CHANGE_TIMEOUT_MS = 30_000  # one timed change of browser_ms (a quiet machine needs well under 2 s)
 LOST_CHANGES_MAX = 3  # changes browser_ms may retry when no run started
 
@@ -261,11 +265,16 @@ async def _open_session(browser, url: str, index: int, gate: asyncio.Semaphore, 
         return None
 
 
-async def _session_changes(tab: Tab, labels: dict, index: int, out: dict) -> None:
-    """Three changes, each waited for until redrawn: sentence, d_k (one slider step), sentence."""
+async def _session_changes(tab: Tab, labels: dict, index: int, out: dict,
+                           think_s: tuple[float, float] | None = None) -> None:  # fmt: skip
+    """Three changes, each waited for until redrawn: sentence, d_k (one slider step), sentence;
+    with ``think_s``, after a pause drawn from that range before each (seeded per session)."""
     changes = [("text", step_sentence(16, variant=index + 1)), ("key", "ArrowRight"),
                ("text", step_sentence(16, variant=index + 2))]  # fmt: skip
+    pauses = random.Random(index)
     for kind, value in changes:
+        if think_s:
+            await asyncio.sleep(pauses.uniform(*think_s))
         try:
             if kind == "text":
                 script, seconds = await tab.change(labels["sentence"], value, timeout_ms=60_000)
@@ -278,7 +287,8 @@ async def _session_changes(tab: Tab, labels: dict, index: int, out: dict) -> Non
 
 
 async def _load(browser, url: str, labels: dict, sessions: int) -> dict:
-    """Open ``sessions`` tabs (at most OPEN_BUDGET_S), then make every open tab change at once."""
+    """Open ``sessions`` tabs (at most OPEN_BUDGET_S), then make every open tab change at once;
+    then the same tabs change again at a student's pace (the ``paced_`` keys)."""
     out: dict = {"ms": [], "script_ms": [], "errors": [], "page_errors": [], "dialogs": []}
     gate = asyncio.Semaphore(OPEN_AT_ONCE)
     t0 = time.perf_counter()
@@ -299,6 +309,7 @@ async def _load(browser, url: str, labels: dict, sessions: int) -> dict:
         await asyncio.gather(*pending, return_exceptions=True)
         if pending:
             out["errors"].append(f"{len(pending)} sessions still changing at the {LOAD_BUDGET_S:.0f} s limit")
+    paced = await _paced(tabs, labels) if tabs else {}
     for _, tab in tabs:
         out["page_errors"].extend(f"page error: {e}" for e in tab.errors)
         out["dialogs"].extend(tab.dialogs)
@@ -314,6 +325,27 @@ async def _load(browser, url: str, labels: dict, sessions: int) -> dict:
         "dialogs": sorted(set(out["dialogs"])),
         "open_s": round(open_s, 1),
         "wall_s": round(time.perf_counter() - t0, 1),
+        **paced,
+    }
+
+
+async def _paced(tabs: list, labels: dict) -> dict:
+    """The same tabs, three changes each again, but as a class works: every student pauses
+    THINK_S seconds before each change, so changes arrive spread out instead of at one instant."""
+    await asyncio.sleep(10.0)  # let tabs that were still catching up with the burst finish
+    out: dict = {"ms": [], "script_ms": [], "errors": []}
+    pacing = [asyncio.create_task(_session_changes(tab, labels, 100 + i, out, THINK_S)) for i, tab in tabs]
+    _, pending = await asyncio.wait(pacing, timeout=PACED_BUDGET_S)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    ms = out["ms"]
+    return {
+        "paced_think_s": list(THINK_S),
+        "paced_changes_timed": len(ms),
+        "paced_p50_ms": round(percentile(ms, 50), 1) if ms else None,
+        "paced_p95_ms": round(percentile(ms, 95), 1) if ms else None,
+        "paced_errors": len(tabs) * 3 - len(ms),
     }
 
 
