@@ -41,6 +41,10 @@ CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this lon
 LABEL_MAX_CHARS = 18
 TICK_SIZE = FONT_SIZE - 1
 PLOT_WIDTH_PX = 360  # the narrowest a chart is drawn: one of two columns at 1280x800 with the sidebar open
+HALF_WIDTH_PX = 400  # a chart in one of two columns at 1280x800 with the sidebar open
+FULL_WIDTH_PX = 800  # a chart as wide as the page at 1280x800 with the sidebar open
+CELL_PAD_PX = 4  # room a printed value leaves in its cell
+_DIGIT_EM = {**dict.fromkeys("0123456789", 0.55), ".": 0.28, ",": 0.28, "-": 0.6, "\u2212": 0.6, "\u221e": 0.8}
 COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
 COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
@@ -236,13 +240,29 @@ def _hover(row_ticks: list[str], col_ticks: list[str]) -> list:
     return _Sent([[[row, col] for col in col_ticks] for row in row_ticks])
 
 
+def _cell_font(n: int) -> int:
+    """The size of values printed in the cells: a little smaller for bigger matrices."""
+    return max(12, FONT_SIZE - n // 5)
+
+
+def _values_fit(mats: list[np.ndarray], fmt: str, cell_px: float) -> bool:
+    """Whether every value of ``mats``, printed with ``fmt``, fits a cell ``cell_px`` wide."""
+    size = _cell_font(max(max(z.shape) for z in mats))
+    widest = max((_number_px(_format_cell(v, fmt), size) for z in mats for v in z.ravel()), default=0.0)
+    return widest + CELL_PAD_PX <= cell_px
+
+
+def _number_px(text: str, size: int) -> float:
+    """About how wide a printed number is (digits are narrower than letters)."""
+    return sum(size * _DIGIT_EM.get(ch, 0.62) for ch in text)
+
+
 def _cell_text(z: np.ndarray, fmt: str) -> dict:
-    """Values printed in the cells, in a font that shrinks a little for bigger matrices."""
-    n = max(z.shape)
+    """Values printed in the cells."""
     return dict(
         text=_Sent([[_format_cell(v, fmt) for v in row] for row in z]),
         texttemplate="%{text}",
-        textfont=dict(size=max(12, FONT_SIZE - n // 5)),
+        textfont=dict(size=_cell_font(max(z.shape))),
     )
 
 
@@ -269,13 +289,16 @@ def heatmap(
     show_values: bool | None = None,
     zmax: float | None = None,
     height: int | None = None,
+    width_px: float = HALF_WIDTH_PX,
 ) -> go.Figure:
     """A labelled heatmap of a (rows, cols) matrix.
 
     ``rows``/``cols`` are raw labels (escaped here); cells sit at integer positions, so
     repeated labels stay separate rows and columns. ``kind`` is "signed" (diverging,
     centred on 0) or "weights" (sequential, 0..1). -inf cells (masked scores) are drawn
-    grey and marked with the minus-infinity sign.
+    grey and marked with the minus-infinity sign. Values are printed in the cells (unless
+    ``show_values`` says otherwise) when there are few and they fit a chart ``width_px``
+    wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page.
     """
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
@@ -284,8 +307,11 @@ def heatmap(
     masked = np.isneginf(z)
     shown = np.where(np.isfinite(z), z, np.nan)  # JSON has no inf: masked cells become gaps
     row_ticks, col_ticks = token_labels(rows), token_labels(cols)
+    x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
+    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50)
     if show_values is None:
-        show_values = max(n_rows, n_cols) <= CELL_TEXT_MAX
+        plot_px = width_px - margin["l"] - margin["r"]
+        show_values = max(n_rows, n_cols) <= CELL_TEXT_MAX and _values_fit([z], fmt, plot_px / max(n_cols, 1))
     if kind == "weights":
         colour = dict(colorscale=_SCALES[SEQUENTIAL], zmin=0.0, zmax=1.0 if zmax is None else zmax)
     elif kind == "signed":
@@ -325,8 +351,6 @@ def heatmap(
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
-    x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
-    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50)
     layout = dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),
@@ -353,6 +377,7 @@ def heatmap_panels(
     fmt: str = ".2f",
     show_values: bool | None = None,
     height: int | None = None,
+    width_px: float = HALF_WIDTH_PX,
 ) -> go.Figure:
     """Signed matrices that share their rows (Q, K and V; or W_q, W_k and W_v) side by side,
     on one diverging colour scale centred on 0, so equal colours mean equal numbers.
@@ -368,8 +393,6 @@ def heatmap_panels(
     for (name, _), z in zip(panels, mats, strict=True):
         if z.ndim != 2 or z.shape[0] != n_rows:
             raise ValueError(f"panel {name!r} must have shape (n_rows={n_rows}, n_cols), got {z.shape}")
-    if show_values is None:
-        show_values = max(n_rows, *(z.shape[1] for z in mats)) <= CELL_TEXT_MAX
     finite = [np.abs(z[np.isfinite(z)]) for z in mats]
     lim = max((float(f.max()) for f in finite if f.size), default=1.0) or 1.0
     row_ticks = token_labels(rows) if rows is not None else None
@@ -380,6 +403,10 @@ def heatmap_panels(
     # Columns (and unlabelled rows) are numbered by Plotly; the widest number sets the margin.
     margin, x_fixed, y_fixed = _fixed_axes(y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title,
                                            top=80)  # fmt: skip
+    if show_values is None:  # as in heatmap; ``width_px`` too
+        cell_px = (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(
+            z.shape[1] for z in mats)
+        show_values = max(n_rows, *(z.shape[1] for z in mats)) <= CELL_TEXT_MAX and _values_fit(mats, fmt, cell_px)
     traces, layout = [], dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),

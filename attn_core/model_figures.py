@@ -12,7 +12,16 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from attn_core.figures import FONT_SIZE, SEQUENTIAL, bar_chart, dim_labels, heatmap, safe_label, token_labels
+from attn_core.figures import (
+    FONT_SIZE,
+    HALF_WIDTH_PX,
+    SEQUENTIAL,
+    bar_chart,
+    dim_labels,
+    heatmap,
+    safe_label,
+    token_labels,
+)
 
 __all__ = [
     "HEAD_COLORS",
@@ -255,14 +264,17 @@ def attention_heatmap(
     col_title: str = "key",
     value_name: str = "weight",
     zmax: float | None = None,
+    width_px: float = HALF_WIDTH_PX,
 ) -> go.Figure:
     """A labelled heatmap; beyond DETAIL_MAX rows or columns a light one (float32 z,
-    every n-th tick, hover by position) so a 512 x 512 matrix stays a few MB at most."""
+    every n-th tick, hover by position) so a 512 x 512 matrix stays a few MB at most.
+    ``width_px`` as in ``figures.heatmap``."""
     z = np.asarray(matrix, dtype=np.float64)
     if max(z.shape) <= DETAIL_MAX:
         return heatmap(
             z, rows=rows, cols=cols, title=title, kind=kind, row_title=row_title,
             col_title=col_title, value_name=value_name, fmt=".3f" if kind == "weights" else ".2f", zmax=zmax,
+            width_px=width_px,
         )  # fmt: skip
     if kind == "weights":
         colour = dict(colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0 if zmax is None else zmax)

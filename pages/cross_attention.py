@@ -3,7 +3,7 @@
 import streamlit as st
 
 import attn_core as ac
-from attn_core.figures import dim_labels, heatmap
+from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
 from pages.common import md_escape, sentence_input, show_figure, show_tokens, tokens_or_stop
 
 # Translation pairs: the i-th source goes with the i-th target.
@@ -145,7 +145,7 @@ st.latex(rf"\mathrm{{output}} = \mathrm{{weights}}\, V:\ ({T_q}\times{T_k})({T_k
 show_figure(
     heatmap(
         steps.output, rows=q_tokens, cols=dim_labels(steps.output.shape[1]), title="Cross-attention output",
-        row_title=f"query ({q_name})", col_title="dimension", value_name="output",
+        row_title=f"query ({q_name})", col_title="dimension", value_name="output", width_px=FULL_WIDTH_PX,
     ),
     key="cross_output",
 )  # fmt: skip

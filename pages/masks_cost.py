@@ -6,7 +6,7 @@ import streamlit as st
 
 import attn_core as ac
 from attn_core import experiments as ex
-from attn_core.figures import dim_labels, heatmap, line_chart
+from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap, line_chart
 from attn_core.lab_figures import mask_heatmap
 from pages.common import sentence_input, show_figure, show_tokens, tokens_or_stop
 
@@ -192,7 +192,7 @@ st.latex(
 show_figure(
     heatmap(
         other["w_qk"], rows=dim_labels(D_MODEL), cols=dim_labels(D_MODEL), title="Bilinear form W_q W_kᵀ",
-        row_title="query-side dimension", col_title="key-side dimension", value_name="w_qk",
+        row_title="query-side dimension", col_title="key-side dimension", value_name="w_qk", width_px=FULL_WIDTH_PX,
     ),
     key="masks_bilinear",
 )  # fmt: skip

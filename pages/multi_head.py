@@ -3,7 +3,7 @@
 import streamlit as st
 
 import attn_core as ac
-from attn_core.figures import dim_labels, heatmap
+from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
 from attn_core.lab_figures import concat_labels
 from pages.common import sentence_input, show_figure, show_tokens, tokens_or_stop
 
@@ -83,7 +83,7 @@ show_figure(
     heatmap(
         mh.concat, rows=tokens, cols=concat_labels(n_heads, d_v),
         title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
-        row_title="token", col_title="head.dimension", value_name="value",
+        row_title="token", col_title="head.dimension", value_name="value", width_px=FULL_WIDTH_PX,
     ),
     key="mh_concat",
 )  # fmt: skip

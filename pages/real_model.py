@@ -10,6 +10,7 @@ import logging
 import numpy as np
 import streamlit as st
 
+from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import models
 from pages.common import md_escape, show_figure, show_tokens
@@ -159,7 +160,7 @@ def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
         "token, some at [SEP], some spread their attention over the whole sentence."
     )
-    big = mf.attention_heatmap(att.attentions[layer, head], att.tokens, att.tokens,
+    big = mf.attention_heatmap(att.attentions[layer, head], att.tokens, att.tokens, width_px=fg.FULL_WIDTH_PX,
                                title=f"Layer {layer}, head {head}: attention weights")  # fmt: skip
     show_figure(big, key="rm_model_big")
 

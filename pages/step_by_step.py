@@ -148,12 +148,14 @@ def _dims(n: int) -> list[str]:
 
 def _matrix(name: str, z, title: str, rows: list[str], cols: list[str], **kwargs) -> None:
     """One labelled heatmap with a stable chart key."""
-    show_figure(fg.heatmap(z, rows=rows, cols=cols, title=title, **kwargs), key=f"{KEY}_fig_{name}")
+    show_figure(fg.heatmap(z, rows=rows, cols=cols, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs),
+                key=f"{KEY}_fig_{name}")
 
 
 def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
     """Matrices that share their rows, side by side in one chart with a stable key."""
-    show_figure(fg.heatmap_panels(panels, rows=rows, title=title, **kwargs), key=f"{KEY}_fig_{name}")
+    show_figure(fg.heatmap_panels(panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs),
+                key=f"{KEY}_fig_{name}")
 
 
 def _factor_latex(lesson: wt.Lesson) -> str:

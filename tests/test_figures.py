@@ -127,3 +127,24 @@ def test_browser_figure_data_is_not_copied_on_the_way_out():
     fig = fg.browser_figure(fg.heatmap(RNG.normal(size=(4, 4)), rows=list("abcd"), cols=list("abcd")))
     z = fig._data[0]["z"]
     assert deepcopy(z) is z and fig.to_dict()["data"][0]["z"] is z
+
+
+@pytest.mark.parametrize(("T", "fmt", "width", "printed"), [
+    (8, ".2f", fg.HALF_WIDTH_PX, True),  # the presets in a half-width chart
+    (13, ".3f", fg.HALF_WIDTH_PX, False),  # would overlap: 13 five-character numbers in ~17 px cells
+    (13, ".3f", fg.FULL_WIDTH_PX, True),
+    (14, ".2f", fg.FULL_WIDTH_PX, True),
+    (15, ".2f", fg.FULL_WIDTH_PX, False),  # more than CELL_TEXT_MAX
+])  # fmt: skip
+def test_values_are_printed_only_where_they_fit(T, fmt, width, printed):
+    labels = [f"w{i}" for i in range(T)]
+    fig = fg.heatmap(RNG.random((T, T)), rows=labels, cols=labels, kind="weights", fmt=fmt, width_px=width)
+    assert ("text" in fig.to_dict()["data"][0]) is printed
+
+
+def test_panel_values_are_printed_only_where_they_fit():
+    panels = [("Q", RNG.normal(size=(8, 4))), ("K", RNG.normal(size=(8, 4))), ("V", RNG.normal(size=(8, 4)))]
+    rows = [f"w{i}" for i in range(8)]
+    full = fg.heatmap_panels(panels, rows=rows, width_px=fg.FULL_WIDTH_PX).to_dict()["data"]
+    narrow = fg.heatmap_panels(panels, rows=rows, width_px=200).to_dict()["data"]
+    assert all("text" in trace for trace in full) and not any("text" in trace for trace in narrow)
