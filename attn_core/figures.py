@@ -40,11 +40,12 @@ FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
 LABEL_MAX_CHARS = 18
 TICK_SIZE = FONT_SIZE - 1
-PLOT_WIDTH_PX = 360  # the narrowest a chart is drawn: one of two columns at 1280x800 with the sidebar open
 HALF_WIDTH_PX = 400  # a chart in one of two columns at 1280x800 with the sidebar open
 FULL_WIDTH_PX = 800  # a chart as wide as the page at 1280x800 with the sidebar open
+LABEL_SLACK = 0.9  # column labels must not overlap at 90 % of that width (the window may be narrower)
 CELL_PAD_PX = 4  # room a printed value leaves in its cell
-_DIGIT_EM = {**dict.fromkeys("0123456789", 0.55), ".": 0.28, ",": 0.28, "-": 0.6, "\u2212": 0.6, "\u221e": 0.8}
+# Drawn width of a character in ems: digits are narrower than letters, CJK wider (see _text_px).
+_CHAR_EM = {**dict.fromkeys("0123456789", 0.55), ".": 0.28, ",": 0.28, "-": 0.6, "\u2212": 0.6, "\u221e": 0.8}
 COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
 COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
@@ -86,19 +87,20 @@ def _text_px(text: str, size: int = TICK_SIZE) -> float:
     """About how wide a label is drawn, so margins can be set without Plotly measuring every
     label in the browser (auto-margins and auto-angles cost ~40 % of a redraw)."""
     text = html.unescape(text)
-    return sum(size * (1.05 if unicodedata.east_asian_width(ch) in "WF" else 0.62) for ch in text)
+    return sum(size * _CHAR_EM.get(ch, 1.05 if unicodedata.east_asian_width(ch) in "WF" else 0.62) for ch in text)
 
 
 def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_title: str,
-                *, top: int, right: int = COLORBAR_PX, width: float = PLOT_WIDTH_PX) -> tuple[dict, dict, dict]:
+                *, top: int, right: int = COLORBAR_PX, width: float = HALF_WIDTH_PX) -> tuple[dict, dict, dict]:
     """Margins and axis settings that fit the tick labels, worked out here instead of by
-    Plotly's automargin. Column labels turn 45 degrees when they would overlap.
+    Plotly's automargin. Column labels turn 45 degrees when they would overlap in a chart
+    ``width`` wide (judged with LABEL_SLACK).
 
     Returns: (margin, xaxis extras, yaxis extras)
     """
     col_px = max((_text_px(t) for t in col_ticks), default=0.0)
     row_px = max((_text_px(t) for t in row_ticks), default=0.0)
-    flat = col_px + 8 <= width / max(len(col_ticks), 1)
+    flat = col_px + 8 <= width * LABEL_SLACK / max(len(col_ticks), 1)
     label_h = TICK_SIZE * 1.4 if flat else (col_px + TICK_SIZE) * 0.72
     title_h = TICK_SIZE * 2.2 if col_title else 0
     title_w = TICK_SIZE * 2.2 if row_title else 0
@@ -248,13 +250,8 @@ def _cell_font(n: int) -> int:
 def _values_fit(mats: list[np.ndarray], fmt: str, cell_px: float) -> bool:
     """Whether every value of ``mats``, printed with ``fmt``, fits a cell ``cell_px`` wide."""
     size = _cell_font(max(max(z.shape) for z in mats))
-    widest = max((_number_px(_format_cell(v, fmt), size) for z in mats for v in z.ravel()), default=0.0)
+    widest = max((_text_px(_format_cell(v, fmt), size) for z in mats for v in z.ravel()), default=0.0)
     return widest + CELL_PAD_PX <= cell_px
-
-
-def _number_px(text: str, size: int) -> float:
-    """About how wide a printed number is (digits are narrower than letters)."""
-    return sum(size * _DIGIT_EM.get(ch, 0.62) for ch in text)
 
 
 def _cell_text(z: np.ndarray, fmt: str) -> dict:
@@ -298,7 +295,8 @@ def heatmap(
     centred on 0) or "weights" (sequential, 0..1). -inf cells (masked scores) are drawn
     grey and marked with the minus-infinity sign. Values are printed in the cells (unless
     ``show_values`` says otherwise) when there are few and they fit a chart ``width_px``
-    wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page.
+    wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page. The same
+    width decides whether the column labels lie flat or turn 45 degrees.
     """
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
@@ -308,7 +306,8 @@ def heatmap(
     shown = np.where(np.isfinite(z), z, np.nan)  # JSON has no inf: masked cells become gaps
     row_ticks, col_ticks = token_labels(rows), token_labels(cols)
     x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
-    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50)
+    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50,
+                                           width=width_px)  # fmt: skip
     if show_values is None:
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = max(n_rows, n_cols) <= CELL_TEXT_MAX and _values_fit([z], fmt, plot_px / max(n_cols, 1))
@@ -402,7 +401,7 @@ def heatmap_panels(
     y_ticks = _ticks(row_ticks) if rows is not None else {}
     # Columns (and unlabelled rows) are numbered by Plotly; the widest number sets the margin.
     margin, x_fixed, y_fixed = _fixed_axes(y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title,
-                                           top=80)  # fmt: skip
+                                           top=80, width=width_px)  # fmt: skip
     if show_values is None:  # as in heatmap; ``width_px`` too
         cell_px = (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(
             z.shape[1] for z in mats)

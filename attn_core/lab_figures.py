@@ -88,7 +88,6 @@ def log_x_lines(
     # Powers of two as x ticks: Plotly's minor log labels are tiny.
     x_ticks = [2**i for i in range(int(np.log2(max(np.max(x), 1))) + 1)]
     fig.update_xaxes(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
-    fig.update_layout(margin=dict(b=10))
     if reference is not None:
         name, value = reference
         x = np.asarray(x)
