@@ -10,37 +10,36 @@ import pytest
 from pages.turns import one_at_a_time
 
 
-def _hold(seconds: float, started: threading.Event) -> threading.Thread:
-    def run() -> None:
+def _wait_while_held(hold_s: float, wait_s: float) -> tuple[bool, float]:
+    """Another run holds the turn for ``hold_s``; ask for it, waiting at most ``wait_s``.
+
+    Returns: (whether the turn was had, seconds waited)
+    """
+    started = threading.Event()
+
+    def hold() -> None:
         with one_at_a_time() as got:
             assert got
             started.set()
-            time.sleep(seconds)
+            time.sleep(hold_s)
 
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
+    holder = threading.Thread(target=hold)
+    holder.start()
+    started.wait(5)
+    t0 = time.perf_counter()
+    with one_at_a_time(wait_s=wait_s) as got:
+        waited = time.perf_counter() - t0
+    holder.join()
+    return got, waited
 
 
 def test_a_run_waits_for_the_one_before_it():
-    started = threading.Event()
-    holder = _hold(0.3, started)
-    started.wait(5)
-    t0 = time.perf_counter()
-    with one_at_a_time(wait_s=5.0) as got:
-        waited = time.perf_counter() - t0
-    holder.join()
+    got, waited = _wait_while_held(hold_s=0.3, wait_s=5.0)
     assert got and 0.2 < waited < 2.0
 
 
 def test_a_run_stops_waiting_after_the_limit():
-    started = threading.Event()
-    holder = _hold(1.5, started)
-    started.wait(5)
-    t0 = time.perf_counter()
-    with one_at_a_time(wait_s=0.2) as got:
-        waited = time.perf_counter() - t0
-    holder.join()
+    got, waited = _wait_while_held(hold_s=1.5, wait_s=0.2)
     assert not got and 0.15 < waited < 1.0
 
 

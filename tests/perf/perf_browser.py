@@ -339,13 +339,11 @@ async def _paced(tabs: list, labels: dict) -> dict:
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
-    ms = out["ms"]
+    summary = latency_summary(out["ms"], len(tabs))
     return {
         "paced_think_s": list(THINK_S),
-        "paced_changes_timed": len(ms),
-        "paced_p50_ms": round(percentile(ms, 50), 1) if ms else None,
-        "paced_p95_ms": round(percentile(ms, 95), 1) if ms else None,
-        "paced_errors": len(tabs) * 3 - len(ms),
+        **{f"paced_{key}": summary[key] for key in ("changes_timed", "p50_ms", "p95_ms", "max_ms")},
+        "paced_errors": len(tabs) * 3 - len(out["ms"]),
     }
 
 
