@@ -25,6 +25,21 @@ COUNT_DRAWS_JS = """
   };
 }
 """
+# True once no heatmap has been drawn for 700 ms. On a busy machine Streamlit can mount a
+# chart before it has measured the chart's container: Plotly draws it hidden at its own
+# width, and draws it again when Streamlit passes the measured width. That happens once,
+# when a chart first appears, so the count starts only after the page has settled.
+DRAWS_SETTLED_JS = """
+() => {
+  const now = performance.now();
+  if (window.__seen !== window.__draws) {
+    window.__seen = window.__draws;
+    window.__seenAt = now;
+    return false;
+  }
+  return now - window.__seenAt > 700;
+}
+"""
 # One <image> per heatmap trace, in the main area's charts.
 HEATMAP_IMAGES_JS = "() => document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot .hm image\").length"
 TEXT_FILL_JS = """
@@ -40,6 +55,7 @@ def _session(browser, server) -> AppSession:
     session = AppSession(browser, server)
     session.page.evaluate(COUNT_DRAWS_JS)
     session.visit("Step by step")
+    session.page.wait_for_function(DRAWS_SETTLED_JS, polling=100, timeout=30_000)
     return session
 
 
