@@ -248,8 +248,12 @@ def _cell_font(n: int) -> int:
 
 
 def _values_fit(mats: list[np.ndarray], fmt: str, cell_px: float) -> bool:
-    """Whether every value of ``mats``, printed with ``fmt``, fits a cell ``cell_px`` wide."""
-    size = _cell_font(max(max(z.shape) for z in mats))
+    """Whether to print the values of ``mats`` in their cells: no side longer than
+    CELL_TEXT_MAX, and every value, printed with ``fmt``, fits a cell ``cell_px`` wide."""
+    longest = max(max(z.shape) for z in mats)
+    if longest > CELL_TEXT_MAX:
+        return False
+    size = _cell_font(longest)
     widest = max((_text_px(_format_cell(v, fmt), size) for z in mats for v in z.ravel()), default=0.0)
     return widest + CELL_PAD_PX <= cell_px
 
@@ -310,7 +314,7 @@ def heatmap(
                                            width=width_px)  # fmt: skip
     if show_values is None:
         plot_px = width_px - margin["l"] - margin["r"]
-        show_values = max(n_rows, n_cols) <= CELL_TEXT_MAX and _values_fit([z], fmt, plot_px / max(n_cols, 1))
+        show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
     if kind == "weights":
         colour = dict(colorscale=_SCALES[SEQUENTIAL], zmin=0.0, zmax=1.0 if zmax is None else zmax)
     elif kind == "signed":
@@ -405,7 +409,7 @@ def heatmap_panels(
     if show_values is None:  # as in heatmap; ``width_px`` too
         cell_px = (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(
             z.shape[1] for z in mats)
-        show_values = max(n_rows, *(z.shape[1] for z in mats)) <= CELL_TEXT_MAX and _values_fit(mats, fmt, cell_px)
+        show_values = _values_fit(mats, fmt, cell_px)
     traces, layout = [], dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),

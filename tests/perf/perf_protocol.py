@@ -1,8 +1,8 @@
 """load_protocol: the server alone under a class of 30, without 30 browsers on the same cores.
 
 The browser load test runs 30 headless Chromium tabs on the same two cores as the server,
-and each tab needs ~0.3 s of CPU to redraw the step page's charts, so what it measures is
-mostly the load generator. Here each of the 30 "students" is a plain websocket client that
+and each tab needs ~0.65 s of CPU per change to redraw the step page (README, Performance),
+so what it measures is mostly the load generator. Here each of the 30 "students" is a plain websocket client that
 speaks Streamlit's own protocol (the protobuf BackMsg/ForwardMsg the front end uses): it
 opens the step page, then makes the same three changes (sentence, d_k, sentence) with every
 session at once, and times each change from sending the new widget state until the server
