@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.turns import one_at_a_time
+from ui.turns import one_at_a_time
 
 # A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
 ICON = Path(__file__).parent / "assets" / "favicon.png"
@@ -12,15 +12,15 @@ st.set_page_config(page_title="Self-Attention Explorer", page_icon=str(ICON), la
 st.html(Path(__file__).parent / "assets" / "charts.css")  # chart text in the theme's colour
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/step_by_step.py", title="Step by step", icon=":material/stairs:", url_path="step-by-step"),
-    st.Page("pages/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:", url_path="softmax-lab"),
-    st.Page("pages/multi_head.py", title="Multi-head", icon=":material/view_column:", url_path="multi-head"),
+    st.Page("lessons/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("lessons/step_by_step.py", title="Step by step", icon=":material/stairs:", url_path="step-by-step"),
+    st.Page("lessons/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:", url_path="softmax-lab"),
+    st.Page("lessons/multi_head.py", title="Multi-head", icon=":material/view_column:", url_path="multi-head"),
     st.Page(
-        "pages/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:", url_path="cross-attention"
+        "lessons/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:", url_path="cross-attention"
     ),
-    st.Page("pages/masks_cost.py", title="Masks and cost", icon=":material/grid_on:", url_path="masks-and-cost"),
-    st.Page("pages/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
+    st.Page("lessons/masks_cost.py", title="Masks and cost", icon=":material/grid_on:", url_path="masks-and-cost"),
+    st.Page("lessons/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
 ]
 
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see pages/turns.py

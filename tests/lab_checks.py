@@ -27,7 +27,7 @@ BAD_INPUTS = {
 
 
 def app(page: str) -> AppTest:
-    return AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+    return AppTest.from_file(str(ROOT / "lessons" / page), default_timeout=60)
 
 
 def trace_arrays(fig: dict) -> list[np.ndarray]:

@@ -20,14 +20,14 @@ from tests.hostile_corpus import HOSTILE_INPUTS
 
 # (page, text box label). The real-model page has two boxes; cross-attention too.
 FIELDS = [
-    ("pages/step_by_step.py", None),
-    ("pages/softmax_lab.py", None),
-    ("pages/multi_head.py", None),
-    ("pages/cross_attention.py", 0),
-    ("pages/cross_attention.py", 1),
-    ("pages/masks_cost.py", None),
-    pytest.param("pages/real_model.py", "Sentence A", marks=pytest.mark.model),
-    pytest.param("pages/real_model.py", "Sentence B (optional)", marks=pytest.mark.model),
+    ("lessons/step_by_step.py", None),
+    ("lessons/softmax_lab.py", None),
+    ("lessons/multi_head.py", None),
+    ("lessons/cross_attention.py", 0),
+    ("lessons/cross_attention.py", 1),
+    ("lessons/masks_cost.py", None),
+    pytest.param("lessons/real_model.py", "Sentence A", marks=pytest.mark.model),
+    pytest.param("lessons/real_model.py", "Sentence B (optional)", marks=pytest.mark.model),
 ]
 
 RAW_MARKUP = re.compile(r"<\s*/?\s*(script|img|iframe)\b", re.IGNORECASE)  # the corpus's tags

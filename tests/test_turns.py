@@ -1,4 +1,4 @@
-"""pages.turns: page runs take turns, and nobody waits longer than the limit."""
+"""ui.turns: page runs take turns, and nobody waits longer than the limit."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pages.turns import one_at_a_time
+from ui.turns import one_at_a_time
 
 
 def _wait_while_held(hold_s: float, wait_s: float) -> tuple[bool, float]:

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-STEP_PAGE = ROOT / "pages" / "step_by_step.py"
-MODEL_PAGE = ROOT / "pages" / "real_model.py"
-HOME_PAGE = ROOT / "pages" / "home.py"
-COMMON = ROOT / "pages" / "common.py"
+STEP_PAGE = ROOT / "lessons" / "step_by_step.py"
+MODEL_PAGE = ROOT / "lessons" / "real_model.py"
+HOME_PAGE = ROOT / "lessons" / "home.py"
+COMMON = ROOT / "ui" / "common.py"
 APP = ROOT / "app.py"
 
 # Plain words that are one token for attn_core.tokenize and one WordPiece for BERT's vocabulary.
@@ -146,10 +146,10 @@ def home_title() -> str:
 
 
 def url_path(page_file: str) -> str:
-    """The url path app.py registers for ``pages/<page_file>``."""
+    """The url path app.py registers for ``lessons/<page_file>``."""
     src = _source(APP)
-    line = next((ln for ln in src.splitlines() if f"pages/{page_file}" in ln and "st.Page(" in ln), None)
+    line = next((ln for ln in src.splitlines() if f"lessons/{page_file}" in ln and "st.Page(" in ln), None)
     if line is None:
-        raise Unavailable(f"pages/{page_file} is not registered in app.py")
+        raise Unavailable(f"lessons/{page_file} is not registered in app.py")
     m = re.search(r"url_path=\"([^\"]*)\"", line)
     return m.group(1) if m else Path(page_file).stem

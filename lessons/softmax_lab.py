@@ -5,7 +5,7 @@ import streamlit as st
 from attn_core import experiments as ex
 from attn_core.figures import bar_chart
 from attn_core.lab_figures import grouped_bars, log_x_lines, score_labels
-from pages.common import fmt_vec, md_escape, sentence_input, show_figure, tokens_or_stop
+from ui.common import fmt_vec, md_escape, sentence_input, show_figure, tokens_or_stop
 
 N_SCORES = 8
 MULTIPLIERS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)

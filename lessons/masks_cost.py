@@ -8,7 +8,7 @@ import attn_core as ac
 from attn_core import experiments as ex
 from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap, line_chart
 from attn_core.lab_figures import mask_heatmap
-from pages.common import sentence_input, show_figure, show_tokens, tokens_or_stop
+from ui.common import sentence_input, show_figure, show_tokens, tokens_or_stop
 
 D_MODEL = 16
 D_K = 4

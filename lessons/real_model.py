@@ -13,8 +13,8 @@ import streamlit as st
 from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import models
-from pages.common import md_escape, show_figure, show_tokens
-from pages.model_cache import try_load
+from ui.common import md_escape, show_figure, show_tokens
+from ui.model_cache import try_load
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ URL (?text=...&d_model=16&d_k=4&seed=0&scale=1&x100=0&causal=0&pos=1&weights=ran
 and garbage gives the defaults. The page writes its current settings back into the URL.
 
 The weights are seeded random ones (NumPy only) unless the user picks a real head of the
-embedded model; only then are torch and transformers imported, through pages.model_cache.
+embedded model; only then are torch and transformers imported, through ui.model_cache.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import walkthrough as wt
-from pages.common import (
+from ui.common import (
     MAX_CHARS,
     MAX_TOKENS,
     PRESETS,
@@ -27,7 +27,7 @@ from pages.common import (
     show_tokens,
     tokens_or_stop,
 )
-from pages.model_cache import try_load
+from ui.model_cache import try_load
 
 KEY = "sbs"  # prefix of every widget and chart key on this page
 D_MODEL = (2, 64, 16)  # (min, max, default)

@@ -5,7 +5,7 @@ import streamlit as st
 import attn_core as ac
 from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
 from attn_core.lab_figures import concat_labels
-from pages.common import sentence_input, show_figure, show_tokens, tokens_or_stop
+from ui.common import sentence_input, show_figure, show_tokens, tokens_or_stop
 
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)

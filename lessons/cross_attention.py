@@ -4,7 +4,7 @@ import streamlit as st
 
 import attn_core as ac
 from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
-from pages.common import md_escape, sentence_input, show_figure, show_tokens, tokens_or_stop
+from ui.common import md_escape, sentence_input, show_figure, show_tokens, tokens_or_stop
 
 # Translation pairs: the i-th source goes with the i-th target.
 SOURCES = (

@@ -1,0 +1,418 @@
+"""A tiny trained decoder (causal, GPT-style) of our own, run in NumPy.
+
+The model: 2 layers of 4 causal attention heads each, d_model = 64, d_k = d_v = 16,
+attention-only (no MLP, no LayerNorm, no biases inside the heads), token embeddings plus
+the engine's sinusoidal positions, and a linear unembedding with a bias:
+
+    x_0 = W_E[ids] + PE                                   (T, d_model)
+    x_{l+1} = x_l + concat_h(attention(x_l, head h)) W_O  (T, d_model)
+    logits = x_L W_U + b_U                                (T, V)
+
+Each head is ``engine.attention_steps(x_l, w_q, w_k, w_v, mask="causal")`` with
+``x_l = run.layer_inputs[l]``, so any head is a plain Step-by-step source. Trained on
+random word sequences that repeat earlier stretches (``python -m attn_core.train_decoder``),
+it forms an induction head in layer 2: on a repeat it looks from each word to the word that
+followed that word's earlier occurrence, and predicts it.
+
+This module imports numpy and the standard library only (never torch).
+Shapes: L layers, H heads, T tokens, V vocabulary words, d_model, d_k.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .engine import Weights, _rng_for, attention_steps, positional_encoding, softmax, tokenize
+from .walkthrough import Source
+
+__all__ = [
+    "MAX_TOKENS",
+    "UNK",
+    "VOCAB",
+    "Decoder",
+    "DecoderLesson",
+    "DecoderLoadError",
+    "DecoderRun",
+    "DecoderWeights",
+    "decoder_lesson",
+    "default_decoder_dir",
+    "detect_period",
+    "encode",
+    "head_source",
+    "head_weights",
+    "induction_scores",
+    "load_decoder",
+    "previous_token_scores",
+    "random_repeated",
+    "run",
+    "weight_shapes",
+]
+
+UNK = "<unk>"
+MAX_TOKENS = 64  # the training length; sinusoidal positions beyond it were never seen
+TOP_K = 5
+
+# 100 common English words (lowercase, no two alike) after <unk>, so tokens read as words.
+VOCAB: tuple[str, ...] = (
+    UNK,
+    "the", "a", "and", "of", "to", "in", "on", "at", "with", "for",
+    "is", "was", "are", "it", "he", "she", "they", "we", "you", "i",
+    "my", "his", "her", "this", "that", "big", "small", "red", "blue", "green",
+    "old", "new", "good", "bad", "happy", "sad", "fast", "slow", "hot", "cold",
+    "cat", "dog", "bird", "fish", "horse", "cow", "mouse", "house", "tree", "car",
+    "boat", "book", "ball", "door", "road", "river", "sun", "moon", "star", "rain",
+    "snow", "water", "bread", "milk", "apple", "cake", "tea", "man", "woman", "boy",
+    "girl", "king", "queen", "friend", "teacher", "run", "walk", "jump", "sit", "eat",
+    "drink", "see", "sing", "play", "read", "write", "sleep", "swim", "fly", "day",
+    "night", "morning", "city", "school", "garden", "park", "box", "hat", "bed", "not",
+)  # fmt: skip
+
+
+def weight_shapes(V: int, L: int, H: int, d_model: int, d_k: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every array in weights.npz, by name."""
+    return {
+        "w_e": (V, d_model),  # token embeddings
+        "w_q": (L, H, d_model, d_k),
+        "w_k": (L, H, d_model, d_k),
+        "w_v": (L, H, d_model, d_k),  # d_v = d_k
+        "w_o": (L, H * d_k, d_model),
+        "w_u": (d_model, V),  # unembedding
+        "b_u": (V,),
+    }
+
+
+class DecoderLoadError(RuntimeError):
+    """The decoder's files could not be loaded; the message says why in plain words."""
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class DecoderWeights:
+    """Every trained array, float64."""
+
+    w_e: np.ndarray  # (V, d_model)
+    w_q: np.ndarray  # (L, H, d_model, d_k)
+    w_k: np.ndarray  # (L, H, d_model, d_k)
+    w_v: np.ndarray  # (L, H, d_model, d_v)
+    w_o: np.ndarray  # (L, H*d_v, d_model)
+    w_u: np.ndarray  # (d_model, V)
+    b_u: np.ndarray  # (V,)
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """The vocabulary, the training config (config.json) and the weights."""
+
+    vocab: tuple[str, ...]  # V words, vocab[0] == "<unk>"
+    config: dict[str, Any]
+    weights: DecoderWeights
+
+    @property
+    def n_layers(self) -> int:
+        return self.weights.w_q.shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.weights.w_q.shape[1]
+
+    @property
+    def d_model(self) -> int:
+        return self.weights.w_q.shape[2]
+
+    @property
+    def d_k(self) -> int:
+        return self.weights.w_q.shape[3]
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.config.get("train_length", MAX_TOKENS))
+
+
+def default_decoder_dir() -> Path:
+    """assets/decoder/ in the repository (found from this file)."""
+    return Path(__file__).resolve().parents[1] / "assets" / "decoder"
+
+
+def load_decoder(path: str | Path | None = None) -> Decoder:
+    """Load weights.npz and config.json from ``path`` (default: the shipped assets/decoder/).
+
+    Raises DecoderLoadError when a file is missing, unreadable or has the wrong shapes.
+    """
+    folder = default_decoder_dir() if path is None else Path(path)
+    retrain = "Rebuild them with: python -m attn_core.train_decoder"
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        with np.load(folder / "weights.npz", allow_pickle=False) as npz:
+            arrays = {name: np.asarray(npz[name], dtype=np.float64) for name in npz.files}
+    except FileNotFoundError as exc:
+        raise DecoderLoadError(f"The trained decoder's files were not found in {folder} ({exc}). {retrain}") from exc
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise DecoderLoadError(f"The trained decoder's files in {folder} could not be read ({exc}). {retrain}") from exc
+    vocab = config.get("vocab") if isinstance(config, dict) else None
+    if not isinstance(vocab, list) or not vocab or vocab[0] != UNK or not all(isinstance(w, str) for w in vocab):
+        raise DecoderLoadError(f"config.json in {folder} has no usable vocabulary (a list starting with {UNK}).")
+    try:
+        expected = weight_shapes(len(vocab), config["n_layers"], config["n_heads"], config["d_model"], config["d_k"])
+    except (KeyError, TypeError) as exc:
+        raise DecoderLoadError(f"config.json in {folder} lacks the model sizes ({exc}).") from exc
+    for name, shape in expected.items():
+        if name not in arrays:
+            raise DecoderLoadError(f"weights.npz in {folder} has no array {name!r}. {retrain}")
+        if arrays[name].shape != shape:
+            raise DecoderLoadError(
+                f"weights.npz in {folder}: {name} has shape {arrays[name].shape}, expected {shape}. {retrain}"
+            )
+        if not np.all(np.isfinite(arrays[name])):
+            raise DecoderLoadError(f"weights.npz in {folder}: {name} holds NaN or infinite values. {retrain}")
+    weights = DecoderWeights(**{name: arrays[name] for name in expected})
+    return Decoder(vocab=tuple(vocab), config=config, weights=weights)
+
+
+def encode(decoder: Decoder, words: list[str] | tuple[str, ...]) -> list[int]:
+    """Word ids; matching ignores case ("The" is "the"), unknown words map to <unk> (id 0).
+
+    Returns: ids, a list of T ints
+    """
+    index = {w: i for i, w in enumerate(decoder.vocab)}
+    return [index.get(str(w).lower(), 0) for w in words]
+
+
+@dataclass(frozen=True)
+class DecoderRun:
+    """One forward pass, every attention pattern and the next-word logits."""
+
+    ids: np.ndarray  # (T,) int
+    tokens: tuple[str, ...]  # T vocabulary words (unknown words read "<unk>")
+    layer_inputs: np.ndarray  # (L, T, d_model) the residual stream each layer's heads read
+    attentions: np.ndarray  # (L, H, T, T) causal: exactly 0 above the diagonal
+    logits: np.ndarray  # (T, V) logits[t] scores the word at t + 1
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+
+def run(decoder: Decoder, ids: list[int] | np.ndarray) -> DecoderRun:
+    """The forward pass in float64; every head is ``attention_steps(..., mask="causal")``.
+
+    ids (T,) with 0 <= id < V and T <= the training length (64); T = 0 gives empty arrays.
+
+    Returns: DecoderRun with layer_inputs (L, T, d_model), attentions (L, H, T, T), logits (T, V)
+    """
+    w = decoder.weights
+    V, L, H, d_model = len(decoder.vocab), decoder.n_layers, decoder.n_heads, decoder.d_model
+    arr = np.asarray(ids)
+    if arr.size == 0:
+        arr = arr.reshape(0).astype(np.int64)
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"ids must be a 1-D integer array of shape (T,), got shape {arr.shape} dtype {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() >= V):
+        raise ValueError(f"ids must lie in 0..{V - 1} (V={V} words), got {arr.min()}..{arr.max()}")
+    T = arr.shape[0]
+    if T > decoder.max_tokens:
+        raise ValueError(f"ids must have shape (T,) with T <= {decoder.max_tokens}, got T={T}")
+    tokens = tuple(decoder.vocab[i] for i in arr)
+    if T == 0:
+        return DecoderRun(
+            ids=arr, tokens=(), layer_inputs=np.zeros((L, 0, d_model)), attentions=np.zeros((L, H, 0, 0)),
+            logits=np.zeros((0, V)),
+        )  # fmt: skip
+
+    x = w.w_e[arr] + positional_encoding(T, d_model)  # (T, d_model)
+    layer_inputs, attentions = [], []
+    for layer in range(L):
+        layer_inputs.append(x)
+        heads = [
+            attention_steps(x, w.w_q[layer, h], w.w_k[layer, h], w.w_v[layer, h], mask="causal") for h in range(H)
+        ]
+        attentions.append(np.stack([s.weights for s in heads]))  # H x (T, T) -> (H, T, T)
+        concat = np.concatenate([s.output for s in heads], axis=1)  # H x (T, d_v) -> (T, H*d_v)
+        x = x + concat @ w.w_o[layer]  # (T, H*d_v) @ (H*d_v, d_model) -> (T, d_model)
+    logits = x @ w.w_u + w.b_u  # (T, d_model) @ (d_model, V) -> (T, V)
+    return DecoderRun(
+        ids=arr, tokens=tokens, layer_inputs=np.stack(layer_inputs), attentions=np.stack(attentions), logits=logits
+    )
+
+
+def head_weights(decoder: Decoder, layer: int, head: int) -> Weights:
+    """One head's projections (no biases).
+
+    Returns: Weights with w_q, w_k, w_v (d_model, d_k)
+    """
+    _check_layer_head(decoder, layer, head)
+    w = decoder.weights
+    return Weights(w_q=w.w_q[layer, head], w_k=w.w_k[layer, head], w_v=w.w_v[layer, head])
+
+
+def head_source(decoder: Decoder, decoder_run: DecoderRun, layer: int, head: int) -> Source:
+    """A Step-by-step source for one head: x = the layer's input, and the head's weights.
+
+    ``walkthrough.lesson(source, causal=True)`` then reproduces ``run.attentions[layer, head]``.
+
+    Returns: Source with x (T, d_model) and weights (d_model, d_k)
+    """
+    _check_layer_head(decoder, layer, head)
+    return Source(
+        tokens=decoder_run.tokens, x=decoder_run.layer_inputs[layer], weights=head_weights(decoder, layer, head)
+    )
+
+
+def _check_layer_head(decoder: Decoder, layer: int, head: int) -> None:
+    if not (0 <= layer < decoder.n_layers and 0 <= head < decoder.n_heads):
+        raise ValueError(
+            f"layer must be in 0..{decoder.n_layers - 1} and head in 0..{decoder.n_heads - 1}, got ({layer}, {head})"
+        )
+
+
+# --------------------------------------------------------------------------- head scores
+
+
+def induction_scores(decoder_run: DecoderRun, period: int) -> np.ndarray:
+    """Each head's mean attention from t to t - period + 1 (the word after the earlier
+    occurrence), over the repeated part t >= period. Needs 1 <= period < T.
+
+    Returns: scores (L, H)
+    """
+    T = decoder_run.T
+    if not 1 <= period < T:
+        raise ValueError(f"period must be in 1..T-1 = 1..{T - 1} for T={T} tokens, got {period}")
+    return _offset_mean(decoder_run.attentions, offset=period - 1, start=period)
+
+
+def previous_token_scores(decoder_run: DecoderRun) -> np.ndarray:
+    """Each head's mean attention from t to t - 1, over t >= 1. Needs T >= 2.
+
+    Returns: scores (L, H)
+    """
+    if decoder_run.T < 2:
+        raise ValueError(f"previous-token scores need at least 2 tokens, got T={decoder_run.T}")
+    return _offset_mean(decoder_run.attentions, offset=1, start=1)
+
+
+def _offset_mean(attentions: np.ndarray, offset: int, start: int) -> np.ndarray:
+    """Mean of attentions[..., t, t - offset] over t >= start.  (..., T, T) -> (...)"""
+    T = attentions.shape[-1]
+    t = np.arange(start, T)
+    return attentions[..., t, t - offset].mean(axis=-1)
+
+
+def detect_period(words: list[str] | tuple[str, ...]) -> int | None:
+    """The shortest p <= T/2 with words[t] == words[t - p] for every t >= p, else None.
+
+    "a b c a b c a" has period 3; "a b c" and "a b a" have none.
+    """
+    T = len(words)
+    for p in range(1, T // 2 + 1):
+        if all(words[t] == words[t - p] for t in range(p, T)):
+            return p
+    return None
+
+
+# --------------------------------------------------------------------------- the lesson
+
+
+@dataclass(frozen=True)
+class DecoderLesson:
+    """Everything the decoder page shows for one text."""
+
+    words: tuple[str, ...]  # T words as typed, lowercased (the model reads tokens)
+    known: np.ndarray  # (T,) bool, False where the word became <unk>
+    unknown: tuple[str, ...]  # the distinct unknown words, in order of first appearance
+    truncated: bool  # the text had more than max_tokens words; the rest was cut
+    run: DecoderRun  # tokens, layer_inputs (L, T, d_model), attentions (L, H, T, T), logits (T, V)
+    period: int | None  # the repeat's period (detected or given), None if the text does not repeat
+    induction: np.ndarray | None  # (L, H) induction scores for ``period``, None without one
+    previous_token: np.ndarray | None  # (L, H), None when T < 2
+    probs: np.ndarray  # (T, V) softmax(logits): the next-word distribution at each position
+    top_ids: np.ndarray  # (T, k) int, the k = 5 likeliest next words, best first
+    top_words: tuple[tuple[str, ...], ...]  # T rows of k words
+    top_probs: np.ndarray  # (T, k)
+    loss: np.ndarray  # (T - 1,) loss[t] = -ln p(word t + 1 | words 0..t); the last word has no next
+    correct: np.ndarray  # (T - 1,) bool, top_ids[t, 0] == ids[t + 1]
+    loss_first: float | None  # mean loss[t] for t < period (before the repeat can help)
+    loss_repeat: float | None  # mean loss[t] for t >= period (the repeat predicts the word)
+    accuracy_repeat: float | None  # mean correct[t] for t >= period
+
+    @property
+    def T(self) -> int:
+        return len(self.words)
+
+    @property
+    def empty(self) -> bool:
+        """No words at all: the page should say so instead of drawing."""
+        return self.T == 0
+
+
+def decoder_lesson(
+    decoder: Decoder, text: str, max_tokens: int = MAX_TOKENS, period: int | None = None
+) -> DecoderLesson:
+    """Split ``text`` into words, run the decoder and score its heads and guesses.
+
+    Words are ``engine.tokenize`` tokens, lowercased (punctuation, emoji and CJK characters
+    are tokens too, and become <unk>). More than ``max_tokens`` words: the rest is cut and
+    ``truncated`` set. ``period`` None: detected (see ``detect_period``). Blank text gives an
+    empty lesson (``lesson.empty``) with 0-length arrays.
+
+    Returns: DecoderLesson with attentions (L, H, T, T), top_probs (T, 5) and loss (T - 1,)
+    """
+    if not 1 <= max_tokens <= decoder.max_tokens:
+        raise ValueError(f"max_tokens must be in 1..{decoder.max_tokens} (the training length), got {max_tokens}")
+    tokens = tokenize(text, max_tokens=max_tokens + 1)
+    truncated = len(tokens) > max_tokens
+    words = tuple(t.lower() for t in tokens[:max_tokens])
+    ids = np.array(encode(decoder, words), dtype=np.int64)
+    known = ids != 0
+    unknown = tuple(dict.fromkeys(w for w, k in zip(words, known, strict=True) if not k))
+    decoder_run = run(decoder, ids)
+    T = len(words)
+
+    if period is None:
+        period = detect_period(words)
+    elif not 1 <= period < max(T, 2):
+        raise ValueError(f"period must be in 1..T-1 = 1..{T - 1} for T={T} words, got {period}")
+    probs = softmax(decoder_run.logits, axis=-1)  # (T, V)
+    k = min(TOP_K, len(decoder.vocab))
+    top_ids = np.argsort(-probs, axis=-1, kind="stable")[:, :k]  # (T, k)
+    top_probs = np.take_along_axis(probs, top_ids, axis=-1)  # (T, k)
+    top_words = tuple(tuple(decoder.vocab[i] for i in row) for row in top_ids)
+    nxt = ids[1:]  # (T - 1,) the word each position should predict
+    p_next = probs[np.arange(T - 1), nxt] if T > 1 else np.zeros(0)  # (T - 1,)
+    loss = -np.log(np.maximum(p_next, np.finfo(np.float64).tiny))
+    correct = top_ids[:-1, 0] == nxt if T > 1 else np.zeros(0, dtype=bool)
+
+    def mean(a: np.ndarray) -> float | None:
+        return float(a.mean()) if a.size else None
+
+    return DecoderLesson(
+        words=words, known=known, unknown=unknown, truncated=truncated, run=decoder_run, period=period,
+        induction=None if period is None else induction_scores(decoder_run, period),
+        previous_token=previous_token_scores(decoder_run) if T >= 2 else None,
+        probs=probs, top_ids=top_ids, top_words=top_words, top_probs=top_probs, loss=loss, correct=correct,
+        loss_first=None if period is None else mean(loss[:period]),
+        loss_repeat=None if period is None else mean(loss[period:]),
+        accuracy_repeat=None if period is None else mean(correct[period:].astype(np.float64)),
+    )  # fmt: skip
+
+
+def random_repeated(decoder: Decoder, n_words: int = 20, seed: int = 0, *, replace: bool = True) -> list[str]:
+    """``n_words`` random vocabulary words (never <unk>), then the same words again.
+
+    ``replace`` False draws distinct words (needs n_words < V). The stream is seeded from
+    ("random_repeated", seed), never the one training used.
+
+    Returns: words, a list of 2 * n_words strings
+    """
+    words = decoder.vocab[1:]
+    if not 1 <= n_words <= decoder.max_tokens // 2:
+        raise ValueError(f"n_words must be in 1..{decoder.max_tokens // 2} (twice that fills the model), got {n_words}")
+    rng = _rng_for("random_repeated", int(seed), bool(replace))
+    picks = rng.choice(len(words), size=n_words, replace=replace)
+    first = [words[i] for i in picks]
+    return first + first

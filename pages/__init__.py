@@ -1,1 +1,0 @@
-"""The app's pages; ``pages.common`` holds the widgets several pages share."""
