@@ -1,8 +1,11 @@
 """attn_core: self-attention, step by step, in NumPy.
 
-Importing this package imports numpy only. Plotting lives in ``attn_core.figures``
-(plotly) and the real-model adapter in ``attn_core.models`` (torch, transformers);
-import those explicitly when you need them.
+Importing this package imports numpy only. The NumPy modules beside the engine:
+``walkthrough`` (the step-by-step lesson), ``lessons`` (one call per lesson page),
+``experiments`` (the softmax and mask experiments), ``views`` (neuron view, head mean,
+rollout of saved attentions) and ``decoder`` (our small trained decoder). Plotting lives
+in ``attn_core.figures`` (plotly) and the real-model adapter in ``attn_core.models``
+(torch, transformers); import those explicitly when you need them.
 
 >>> import attn_core as ac
 >>> tokens = ac.tokenize("The cat sat on the mat.")
@@ -13,44 +16,7 @@ import those explicitly when you need them.
 (7, 7)
 """
 
-from .engine import (
-    AttentionSteps,
-    MultiHeadSteps,
-    Weights,
-    additive_scores,
-    attention_steps,
-    bilinear_form,
-    bilinear_scores,
-    causal_mask,
-    dilated_mask,
-    embed,
-    entropy,
-    init_multi_head,
-    init_weights,
-    multi_head_steps,
-    positional_encoding,
-    softmax,
-    tokenize,
-    window_mask,
-)
+from . import engine
+from .engine import *  # noqa: F403 - the engine's public names are the package's
 
-__all__ = [
-    "AttentionSteps",
-    "MultiHeadSteps",
-    "Weights",
-    "additive_scores",
-    "attention_steps",
-    "bilinear_form",
-    "bilinear_scores",
-    "causal_mask",
-    "dilated_mask",
-    "embed",
-    "entropy",
-    "init_multi_head",
-    "init_weights",
-    "multi_head_steps",
-    "positional_encoding",
-    "softmax",
-    "tokenize",
-    "window_mask",
-]
+__all__ = list(engine.__all__)

@@ -23,6 +23,7 @@ __all__ = [
     "score_counts",
     "scores_memory_bytes",
     "sigmoid",
+    "softmax_jacobian",
     "softmax_vs_sigmoid",
 ]
 
@@ -48,10 +49,26 @@ class Saturation:
     scaled: np.ndarray  # (n,) scores * multiplier
     scaled_weights: np.ndarray  # (n,) softmax(scaled)
     scaled_entropy: float  # bits
+    jacobian: np.ndarray  # (n, n) d softmax(s)_i / d s_j = p_i (delta_ij - p_j)
+    scaled_jacobian: np.ndarray  # (n, n) the same at scores * multiplier
+
+    @property
+    def winner(self) -> int:
+        """The key with the largest score."""
+        return int(np.argmax(self.scores))
+
+
+def softmax_jacobian(p: np.ndarray) -> np.ndarray:
+    """The softmax's Jacobian at weights p: J_ij = d p_i / d s_j = p_i (delta_ij - p_j).
+
+    p (n,) -> Returns: (n, n)
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return np.diag(p) - np.outer(p, p)
 
 
 def saturation(scores: np.ndarray, multiplier: float) -> Saturation:
-    """Softmax of ``scores`` and of ``scores * multiplier``, with their entropies."""
+    """Softmax of ``scores`` and of ``scores * multiplier``, with their entropies and Jacobians."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 1:
         raise ValueError(f"scores must have shape (n,), got {scores.shape}")
@@ -61,7 +78,8 @@ def saturation(scores: np.ndarray, multiplier: float) -> Saturation:
     return Saturation(
         scores=scores, weights=weights, entropy=float(entropy(weights)),
         multiplier=float(multiplier), scaled=scaled, scaled_weights=scaled_weights,
-        scaled_entropy=float(entropy(scaled_weights)),
+        scaled_entropy=float(entropy(scaled_weights)), jacobian=softmax_jacobian(weights),
+        scaled_jacobian=softmax_jacobian(scaled_weights),
     )
 
 

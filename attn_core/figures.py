@@ -7,10 +7,9 @@ text wrapped in $...$ as LaTeX, so both are neutralised here.
 
 from __future__ import annotations
 
-import hashlib
 import html
-import pickle
 import unicodedata
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,7 +20,6 @@ __all__ = [
     "FONT_SIZE",
     "SEQUENTIAL",
     "bar_chart",
-    "browser_figure",
     "dim_labels",
     "heatmap",
     "heatmap_panels",
@@ -32,6 +30,7 @@ __all__ = [
 
 # Colour-blind-safe scales: a blue-white-red diverging scale centred on 0 for signed
 # matrices, and cividis (designed for colour-vision deficiency) for weights in [0, 1].
+# Every heatmap takes its colours from _colours.
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Cividis"
 _SCALES = {name: get_colorscale(name) for name in (DIVERGING, SEQUENTIAL)}  # as explicit [pos, colour] lists
@@ -111,7 +110,9 @@ def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_
 
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
     """A Figure from plain dicts, without Plotly's per-property validation and without a
-    template (Plotly.py would add its default one, which browser_figure drops again).
+    template (Plotly.py would add its default one, which ui.charts.browser_figure drops again).
+    Every builder here, in lab_figures and in model_figures makes its figure with this, and
+    only with this: no go.Heatmap, no add_trace or update_layout after the fact.
 
     Validation was most of a rerun's server time (~8 ms a heatmap), adding the template
     most of what was left; tests/test_figures.py checks that every builder's output equals
@@ -127,7 +128,7 @@ class _Sent(list):
 
     Plotly.py deep-copies figure data twice on its way out (Figure() and to_dict()); for
     nested lists of floats that is most of a rerun's server time, for these it is free.
-    Nothing changes them once built.
+    Nothing changes them once built; ui.charts.browser_figure sends them as they are.
     """
 
     __slots__ = ()
@@ -136,97 +137,27 @@ class _Sent(list):
         return self
 
 
-def _plain(value):
-    """Nested dicts/lists with every ndarray but float32 ones turned into (nested) lists;
-    NaN and inf -> None."""
-    if isinstance(value, _Sent):
-        return value
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        if all(type(v) is str for v in value):
-            return _Sent(value)
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        if value.dtype == np.float32:
-            return value  # the big real-model charts: kept compact (base64 float32), at one redraw more
-        if value.dtype.kind == "f" and not np.isfinite(value).all():
-            return _Sent(np.where(np.isfinite(value), value, None).tolist())
-        return _Sent(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
+def _colours(kind: str, mats: Sequence[np.ndarray] = (), zmax: float | None = None, *, axis: bool = False) -> dict:
+    """A heatmap's colour settings. "weights": sequential, 0 to ``zmax`` (1 when None).
+    "signed": diverging, centred on 0, from -lim to lim with lim = ``zmax``, or when None
+    the largest finite |value| in ``mats``; 1 when lim is not above 0.
 
-
-# Chart text takes the page's colour through assets/charts.css, so these stay neutral and
-# every chart reads on Streamlit's light and dark theme alike.
-FONT_FAMILY = '"Source Sans", sans-serif'  # Streamlit's own font, bundled with the app
-NEUTRAL = "rgba(128, 128, 128, 0.6)"  # axis and zero lines, colour bar outlines
-GRID = "rgba(128, 128, 128, 0.25)"
-CLEAR = "rgba(0, 0, 0, 0)"
-# Okabe & Ito's colour-blind-safe palette, light enough to read on the dark theme too.
-COLORWAY = ["#56B4E9", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#0072B2"]
-_LOOK = {
-    "colorway": COLORWAY,
-    "paper_bgcolor": CLEAR,
-    "plot_bgcolor": CLEAR,
-    "font": {"family": FONT_FAMILY},
-    "modebar": {"bgcolor": CLEAR, "color": NEUTRAL, "activecolor": "rgba(128, 128, 128, 0.95)"},
-}
-# automargin: room for tick labels unless a builder fixed the margins (the heatmaps do).
-# A thin frame round every plot, so a white (zero) cell at a matrix's edge still has an edge.
-_AXIS_LOOK = {"gridcolor": GRID, "zerolinecolor": NEUTRAL, "linecolor": NEUTRAL, "automargin": True,
-              "showline": True, "mirror": True}  # fmt: skip
-
-
-def _with_defaults(props: dict, defaults: dict) -> dict:
-    """``props`` with ``defaults`` filled in where it says nothing (nested dicts merged)."""
-    out = dict(props)
-    for key, value in defaults.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _with_defaults(out[key], value)
-        else:
-            out.setdefault(key, value)
-    return out
-
-
-def browser_figure(fig: go.Figure) -> go.Figure:
-    """The figure as the pages send it: drawn once by the browser, in a theme-neutral look.
-    ``fig`` itself is converted and returned.
-
-    Streamlit's own chart theme makes the browser draw every chart twice: right after a chart
-    is mounted, the front end hands Plotly a re-themed JSON copy, and Plotly redraws from
-    scratch because the copied template object, or any typed array (what numpy arrays are
-    sent as), no longer compares equal. So the pages send charts with ``theme=None`` and:
-    plain lists instead of typed arrays (float32 arrays, which the real-model page uses to keep
-    its big charts small, stay as they are), no template (the look below sets the colorway;
-    every colour scale is set by the builders), ``datarevision`` = a hash of the data (so Plotly compares the
-    numbers by revision, not by array identity), and a transparent, neutral look whose text
-    colour comes from the page (assets/charts.css). Half the drawing work per change;
-    tests/browser/test_redraw.py counts the draws.
+    Returns: colorscale, zmin, zmax (and zmid) for a trace; cmin, cmax, cmid for a
+    colour axis shared by several traces (``axis``)
     """
-    # The raw properties, read without a copy (_plain builds new containers): to_dict() would
-    # turn arrays into base64, to_plotly_json() deep-copies every label one by one.
-    layout = {key: value for key, value in fig._layout.items() if key != "template"}
-    revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
-    layout = _with_defaults(_plain(layout), _LOOK)
-    for key in layout:
-        if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):
-            layout[key] = _with_defaults(layout[key], _AXIS_LOOK)
-    if isinstance(layout.get("title"), dict) and layout["title"].get("text"):
-        layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
-    layout["datarevision"] = revision
-    data = _plain(fig._data)
-    # In place: building a second Figure costs as much as the first (its Layout objects are
-    # made even without validation), and a figure is built for one chart and sent once.
-    fig._layout.clear()
-    fig._layout.update(layout)
-    for props, plain in zip(fig._data, data, strict=True):
-        props.clear()
-        props.update(plain)
-    return fig
+    if kind == "weights":
+        colour = dict(colorscale=_SCALES[SEQUENTIAL], zmin=0.0, zmax=1.0 if zmax is None else zmax)
+    elif kind == "signed":
+        if zmax is None:
+            finite = [np.abs(z[np.isfinite(z)]) for z in mats]
+            zmax = max((float(f.max()) for f in finite if f.size), default=1.0)
+        lim = zmax if zmax > 0 else 1.0
+        colour = dict(colorscale=_SCALES[DIVERGING], zmid=0.0, zmin=-lim, zmax=lim)
+    else:
+        raise ValueError(f'kind must be "signed" or "weights", got {kind!r}')
+    if axis:
+        return {("c" + key[1:] if key.startswith("z") else key): value for key, value in colour.items()}
+    return colour
 
 
 def _format_cell(value: float, fmt: str) -> str:
@@ -288,6 +219,7 @@ def heatmap(
     value_name: str = "value",
     fmt: str = ".2f",
     show_values: bool | None = None,
+    show_scale: bool = True,
     zmax: float | None = None,
     height: int | None = None,
     width_px: float = HALF_WIDTH_PX,
@@ -300,7 +232,8 @@ def heatmap(
     grey and marked with the minus-infinity sign. Values are printed in the cells (unless
     ``show_values`` says otherwise) when there are few and they fit a chart ``width_px``
     wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page. The same
-    width decides whether the column labels lie flat or turn 45 degrees.
+    width decides whether the column labels lie flat or turn 45 degrees. ``show_scale``
+    False leaves out the colour bar.
     """
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
@@ -315,15 +248,7 @@ def heatmap(
     if show_values is None:
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
-    if kind == "weights":
-        colour = dict(colorscale=_SCALES[SEQUENTIAL], zmin=0.0, zmax=1.0 if zmax is None else zmax)
-    elif kind == "signed":
-        finite = np.abs(shown[np.isfinite(shown)])
-        lim = zmax if zmax is not None else (float(finite.max()) if finite.size else 1.0)
-        lim = lim if lim > 0 else 1.0
-        colour = dict(colorscale=_SCALES[DIVERGING], zmid=0.0, zmin=-lim, zmax=lim)
-    else:
-        raise ValueError(f'kind must be "signed" or "weights", got {kind!r}')
+    colour = _colours(kind, [z], zmax)
 
     trace = dict(
         type="heatmap",
@@ -338,6 +263,7 @@ def heatmap(
         ),
         colorbar=COLORBAR,
         **colour,
+        **({} if show_scale else dict(showscale=False)),
         **(_cell_text(z, fmt) if show_values else {}),
     )
     traces = [trace]
@@ -396,8 +322,6 @@ def heatmap_panels(
     for (name, _), z in zip(panels, mats, strict=True):
         if z.ndim != 2 or z.shape[0] != n_rows:
             raise ValueError(f"panel {name!r} must have shape (n_rows={n_rows}, n_cols), got {z.shape}")
-    finite = [np.abs(z[np.isfinite(z)]) for z in mats]
-    lim = max((float(f.max()) for f in finite if f.size), default=1.0) or 1.0
     row_ticks = token_labels(rows) if rows is not None else None
     # Panel widths follow their column counts, so cells are the same size in every panel.
     widths = np.array([z.shape[1] for z in mats], dtype=np.float64)
@@ -415,8 +339,7 @@ def heatmap_panels(
         font=dict(size=FONT_SIZE),
         height=(height or _auto_height(n_rows)) + margin["b"] - 10,
         margin=margin,
-        coloraxis=dict(colorscale=_SCALES[DIVERGING], cmid=0.0, cmin=-lim, cmax=lim,
-                       colorbar=COLORBAR),
+        coloraxis=dict(**_colours("signed", mats, axis=True), colorbar=COLORBAR),
         yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
                    zeroline=False),
         annotations=[],
@@ -465,6 +388,13 @@ def line_chart(
     height: int = 360,
 ) -> go.Figure:
     """One line per named series over a shared x."""
+    return _figure(*_lines(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y, height=height))
+
+
+def _lines(
+    x: np.ndarray, series: dict[str, np.ndarray], *, title: str, x_title: str, y_title: str, log_y: bool, height: int
+) -> tuple[list[dict], dict]:
+    """line_chart's traces and layout, for builders that add to them (lab_figures.log_x_lines)."""
     traces = [
         dict(type="scatter", x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name)
         for name, y in series.items()
@@ -480,7 +410,7 @@ def line_chart(
         # Under everything, at the bottom of the figure: above the plot it ran into the title.
         legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, x=0),
     )
-    return _figure(traces, layout)
+    return traces, layout
 
 
 def bar_chart(

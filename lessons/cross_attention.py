@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-import attn_core as ac
+from attn_core import lessons
 from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
-from ui.common import md_escape, sentence_input, show_figure, show_tokens, tokens_or_stop
+from ui.charts import show_figure
+from ui.common import checked_tokens, md_escape, sentence_input, show_tokens
 
 # Translation pairs: the i-th source goes with the i-th target.
 SOURCES = (
@@ -21,13 +22,10 @@ D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
 
 
-@st.cache_data(show_spinner=False)
-def _cross(q_tokens: tuple[str, ...], kv_tokens: tuple[str, ...], d_model: int, d_k: int, seed: int):
-    """One engine call: both sentences embedded alike (positions counted per sentence)."""
-    x_q = ac.embed(list(q_tokens), d_model, seed=seed)
-    x_kv = ac.embed(list(kv_tokens), d_model, seed=seed)
-    w = ac.init_weights(d_model, d_k, seed=seed)
-    return ac.attention_steps(x_q, w.w_q, w.w_k, w.w_v, x_kv=x_kv)
+@st.cache_data(show_spinner=False, max_entries=256)
+def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k: int, seed: int, swap: bool):
+    """The page's one attn_core call."""
+    return lessons.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
 
 
 st.title("Cross-attention")
@@ -43,14 +41,16 @@ with left:
     source = sentence_input(
         key="cross_source", label="Source sentence (encoder side)", default=SOURCES[0], presets=SOURCES
     )
-    source_tokens = tokens_or_stop(source, what="source sentence")
-    show_tokens(source_tokens)
+    source_tokens = checked_tokens(source, what="source sentence")
+    if source_tokens:
+        show_tokens(source_tokens)
 with right:
     target = sentence_input(
         key="cross_target", label="Target sentence (decoder side)", default=TARGETS[0], presets=TARGETS
     )
-    target_tokens = tokens_or_stop(target, what="target sentence")
-    show_tokens(target_tokens)
+    target_tokens = checked_tokens(target, what="target sentence")
+    if target_tokens:
+        show_tokens(target_tokens)
 
 c1, c2, c3, c4 = st.columns(4)
 swap = c1.toggle("Swap: queries from the source", value=False, key="cross_swap")
@@ -58,11 +58,11 @@ d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="cross_d_m
 d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="cross_d_k")
 seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="cross_seed")
 
-if swap:
-    q_tokens, kv_tokens, q_name, kv_name = source_tokens, target_tokens, "source", "target"
-else:
-    q_tokens, kv_tokens, q_name, kv_name = target_tokens, source_tokens, "target", "source"
-steps = _cross(tuple(q_tokens), tuple(kv_tokens), int(d_model), int(d_k), int(seed))
+if source_tokens is None or target_tokens is None:
+    st.stop()  # the message sits under the empty box; every widget above stays on the page
+lesson = _lesson(tuple(source_tokens), tuple(target_tokens), int(d_model), int(d_k), int(seed), bool(swap))
+steps, q_tokens, kv_tokens = lesson.steps, list(lesson.q_tokens), list(lesson.kv_tokens)
+q_name, kv_name = lesson.q_name, lesson.kv_name
 T_q, T_k = steps.scores.shape
 
 st.caption(

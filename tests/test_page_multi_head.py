@@ -7,6 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attn_core as ac
+from attn_core import lessons
 from attn_core.figures import token_labels
 from tests.figdata import figure_by_title, figures, z_matrix
 from tests.lab_checks import BAD_INPUTS, app, drive, run_bad_input, ticks
@@ -16,10 +17,9 @@ DEFAULT = "The cat sat on the mat."
 
 
 def _engine(text: str, d_model: int, n_heads: int, d_k: int, seed: int, causal: bool) -> ac.MultiHeadSteps:
-    tokens = ac.tokenize(text, max_tokens=64)
-    heads, w_o = ac.init_multi_head(d_model, n_heads, d_k, seed=seed)
-    x = ac.embed(tokens, d_model, seed=seed)
-    return ac.multi_head_steps(x, heads, w_o, mask="causal" if causal else None)
+    tokens = tuple(ac.tokenize(text, max_tokens=64))
+    lesson = lessons.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
+    return lesson.steps
 
 
 def _head_figures(at) -> list[dict]:

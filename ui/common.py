@@ -9,7 +9,6 @@ import numpy as np
 import streamlit as st
 
 import attn_core as ac
-from attn_core import figures as ac_figures
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
@@ -21,14 +20,6 @@ PRESETS = (
     "The hiking trail led us through bear country.",
     "The cat, which was black, sat on the mat.",
 )
-
-# A short mode bar: "download as PNG" and Streamlit's fullscreen button (good on a projector).
-# Dragging still zooms and a double click resets; every extra button costs redraw time.
-PLOTLY_CONFIG = {
-    "displaylogo": False,
-    "modeBarButtonsToRemove": ["lasso2d", "select2d", "zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
-                               "resetScale2d"],
-}  # fmt: skip
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
 
@@ -61,13 +52,14 @@ def sentence_input(
     return st.text_input(label, key=text_key, max_chars=MAX_CHARS) or ""
 
 
-def tokens_or_stop(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sentence") -> list[str]:
-    """Tokenize; on blank text show an info message and stop the page, on long text
-    say that it was truncated."""
+def checked_tokens(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sentence") -> list[str] | None:
+    """Tokenize; on blank text show an info message and return None, on long text say that
+    it was cut. The page stops only after drawing all its widgets, so an empty box never
+    hides another input."""
     tokens = ac.tokenize(text[: MAX_CHARS * 4], max_tokens=max_tokens + 1)
     if not tokens:
         st.info(f"Type a {what} above (it is empty), or pick an example, to see attention at work.")
-        st.stop()
+        return None
     if len(tokens) > max_tokens:
         st.warning(f"The {what} has more than {max_tokens} tokens; only the first {max_tokens} are used.")
         tokens = tokens[:max_tokens]
@@ -77,12 +69,6 @@ def tokens_or_stop(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sent
 def show_tokens(tokens: list[str]) -> None:
     """The token list as literal text, numbered, so repeated words are visibly separate."""
     st.code("  ".join(f"{i}:{t}" for i, t in enumerate(tokens)), language=None, wrap_lines=True)
-
-
-def show_figure(fig, key: str) -> None:
-    """A chart, drawn once per change: see attn_core.figures.browser_figure (and assets/charts.css
-    for its text colour, which is why Streamlit's own chart theme is off)."""
-    st.plotly_chart(ac_figures.browser_figure(fig), key=key, config=PLOTLY_CONFIG, width="stretch", theme=None)
 
 
 def fmt_vec(values: np.ndarray, digits: int = 2) -> str:

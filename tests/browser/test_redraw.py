@@ -2,7 +2,7 @@
 
 Streamlit's own chart theme hands Plotly a re-themed copy of every figure right after it is
 mounted, and Plotly then draws the whole chart a second time (see
-attn_core.figures.browser_figure). The pages send charts that Plotly can compare instead.
+ui.charts.browser_figure). The pages send charts that Plotly can compare instead.
 Plotly draws every heatmap trace into a canvas and reads it back with toDataURL, once per
 draw; counting those calls during one sentence change counts the draws.
 """
