@@ -69,7 +69,7 @@ VOCAB: tuple[str, ...] = (
     "snow", "water", "bread", "milk", "apple", "cake", "tea", "man", "woman", "boy",
     "girl", "king", "queen", "friend", "teacher", "run", "walk", "jump", "sit", "eat",
     "drink", "see", "sing", "play", "read", "write", "sleep", "swim", "fly", "day",
-    "night", "morning", "city", "school", "garden", "park", "box", "hat", "bed", "not",
+    "night", "morning", "city", "school", "garden", "park", "sat", "mat", "hat", "bed",
 )  # fmt: skip
 
 
@@ -152,7 +152,9 @@ def load_decoder(path: str | Path | None = None) -> Decoder:
         with np.load(folder / "weights.npz", allow_pickle=False) as npz:
             arrays = {name: np.asarray(npz[name], dtype=np.float64) for name in npz.files}
     except FileNotFoundError as exc:
-        raise DecoderLoadError(f"The trained decoder's files were not found in {folder} ({exc}). {retrain}") from exc
+        raise DecoderLoadError(
+            f"The trained decoder's files were not found: {exc.filename} is missing. {retrain}"
+        ) from exc
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise DecoderLoadError(f"The trained decoder's files in {folder} could not be read ({exc}). {retrain}") from exc
     vocab = config.get("vocab") if isinstance(config, dict) else None
@@ -215,9 +217,9 @@ def run(decoder: Decoder, ids: list[int] | np.ndarray) -> DecoderRun:
         raise ValueError(f"ids must be a 1-D integer array of shape (T,), got shape {arr.shape} dtype {arr.dtype}")
     if arr.size and (arr.min() < 0 or arr.max() >= V):
         raise ValueError(f"ids must lie in 0..{V - 1} (V={V} words), got {arr.min()}..{arr.max()}")
-    T = arr.shape[0]
-    if T > decoder.max_tokens:
-        raise ValueError(f"ids must have shape (T,) with T <= {decoder.max_tokens}, got T={T}")
+    if len(arr) > decoder.max_tokens:
+        raise ValueError(f"ids must have shape (T,) with T <= {decoder.max_tokens}, got T={len(arr)}")
+    T = len(arr)
     tokens = tuple(decoder.vocab[i] for i in arr)
     if T == 0:
         return DecoderRun(
@@ -229,9 +231,7 @@ def run(decoder: Decoder, ids: list[int] | np.ndarray) -> DecoderRun:
     layer_inputs, attentions = [], []
     for layer in range(L):
         layer_inputs.append(x)
-        heads = [
-            attention_steps(x, w.w_q[layer, h], w.w_k[layer, h], w.w_v[layer, h], mask="causal") for h in range(H)
-        ]
+        heads = [attention_steps(x, w.w_q[layer, h], w.w_k[layer, h], w.w_v[layer, h], mask="causal") for h in range(H)]
         attentions.append(np.stack([s.weights for s in heads]))  # H x (T, T) -> (H, T, T)
         concat = np.concatenate([s.output for s in heads], axis=1)  # H x (T, d_v) -> (T, H*d_v)
         x = x + concat @ w.w_o[layer]  # (T, H*d_v) @ (H*d_v, d_model) -> (T, d_model)
@@ -304,12 +304,13 @@ def _offset_mean(attentions: np.ndarray, offset: int, start: int) -> np.ndarray:
 
 
 def detect_period(words: list[str] | tuple[str, ...]) -> int | None:
-    """The shortest p <= T/2 with words[t] == words[t - p] for every t >= p, else None.
+    """The shortest p with words[t] == words[t - p] for every t >= p and at least two
+    repeated words (p <= T - 2), else None: the text repeats its start from word p on.
 
-    "a b c a b c a" has period 3; "a b c" and "a b a" have none.
+    "a b c a b" has period 3; "a b c" and "a b a" have none.
     """
     T = len(words)
-    for p in range(1, T // 2 + 1):
+    for p in range(1, T - 1):
         if all(words[t] == words[t - p] for t in range(p, T)):
             return p
     return None
@@ -357,8 +358,9 @@ def decoder_lesson(
 
     Words are ``engine.tokenize`` tokens, lowercased (punctuation, emoji and CJK characters
     are tokens too, and become <unk>). More than ``max_tokens`` words: the rest is cut and
-    ``truncated`` set. ``period`` None: detected (see ``detect_period``). Blank text gives an
-    empty lesson (``lesson.empty``) with 0-length arrays.
+    ``truncated`` set. ``period`` None: detected (see ``detect_period``); a given period >= T
+    leaves ``period`` None. Blank text gives an empty lesson (``lesson.empty``) with 0-length
+    arrays.
 
     Returns: DecoderLesson with attentions (L, H, T, T), top_probs (T, 5) and loss (T - 1,)
     """
@@ -375,8 +377,10 @@ def decoder_lesson(
 
     if period is None:
         period = detect_period(words)
-    elif not 1 <= period < max(T, 2):
-        raise ValueError(f"period must be in 1..T-1 = 1..{T - 1} for T={T} words, got {period}")
+    elif period < 1:
+        raise ValueError(f"period must be >= 1, got {period}")
+    elif period >= T:
+        period = None  # too short a text to repeat with this period
     probs = softmax(decoder_run.logits, axis=-1)  # (T, V)
     k = min(TOP_K, len(decoder.vocab))
     top_ids = np.argsort(-probs, axis=-1, kind="stable")[:, :k]  # (T, k)
@@ -404,8 +408,8 @@ def decoder_lesson(
 def random_repeated(decoder: Decoder, n_words: int = 20, seed: int = 0, *, replace: bool = True) -> list[str]:
     """``n_words`` random vocabulary words (never <unk>), then the same words again.
 
-    ``replace`` False draws distinct words (needs n_words < V). The stream is seeded from
-    ("random_repeated", seed), never the one training used.
+    ``replace`` False draws distinct words. The stream is seeded from
+    ("random_repeated", seed, replace), never the one training used. 1 <= n_words <= 32.
 
     Returns: words, a list of 2 * n_words strings
     """
