@@ -11,7 +11,8 @@ export TRANSFORMERS_OFFLINE := 1
 run: $(VENV)/.run-stamp
 	$(VENV)/bin/streamlit run app.py
 
-test: $(VENV)/.dev-stamp chromium
+# Lint first: a ruff error fails `make test` (and so .ci/run) before any test runs.
+test: lint chromium
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev-stamp

@@ -1,4 +1,4 @@
-"""Checks shared by the lab pages' AppTests: hostile sentences, NaN-free figures, escaped labels."""
+"""Checks shared by the lab pages' AppTests: NaN-free figures, escaped labels, widget driving."""
 
 from __future__ import annotations
 
@@ -7,23 +7,9 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-import attn_core as ac
 from tests.figdata import decode, figures, z_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
-
-BAD_INPUTS = {
-    "empty": "",
-    "whitespace": "   \t  ",
-    "10k_chars": ("lorem ipsum " * 900)[:10_000],
-    "emoji_zwj": "👩‍👩‍👧‍👦 loves 👍🏽 and 🏳️‍🌈",
-    "cjk": "我喜欢自然语言处理",
-    "rtl": "مرحبا بالعالم الجميل",
-    "html": "<script>alert(1)</script>",
-    "markdown": "**x**",
-    "md_link": "[a](javascript:x)",
-    "latex": r"$\href{javascript:alert(1)}{x}$",
-}
 
 
 def app(page: str) -> AppTest:
@@ -63,26 +49,6 @@ def assert_escaped_ticks(at: AppTest) -> None:
             for label in fig["layout"].get(f"{axis}axis", {}).get("ticktext", []):
                 assert "<" not in label and ">" not in label, label
                 assert not label.startswith("$") or label.startswith("$\u200b"), label
-
-
-def run_bad_input(at: AppTest, text_key: str, text: str) -> list[str]:
-    """Put ``text`` in the box ``text_key``, rerun, and check what every page must do with it.
-
-    Blank text: an info message and no figures. Otherwise: finite figures, escaped tick labels,
-    and a truncation warning past 64 tokens. Returns the tokens the page should show ([] if blank).
-    """
-    at.text_input(key=text_key).set_value(text)
-    at.run()
-    assert not at.exception
-    tokens = ac.tokenize(text, max_tokens=64)
-    if not tokens:
-        assert at.info and not figures(at)
-        return []
-    assert_finite_figures(at)
-    assert_escaped_ticks(at)
-    if len(ac.tokenize(text, max_tokens=65)) > 64:
-        assert any("only the first 64" in w.value for w in at.warning)
-    return tokens
 
 
 _WIDGETS = ("slider", "select_slider", "number_input", "selectbox", "toggle", "text_input")

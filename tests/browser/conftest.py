@@ -8,7 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, Watch, offline_context
+from tests.browser.checks import Watch
+from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
+from tests.browser.session import offline_context
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

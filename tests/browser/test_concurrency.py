@@ -14,14 +14,10 @@ import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from tests.browser.helpers import (
-    CHROMIUM_ARGS,
-    RAN_SINCE_JS,
-    RUN_COUNTER_JS,
-    STATE_JS,
-    Watch,
-    async_offline_context,
-)
+from tests.browser.checks import Watch
+from tests.browser.server import CHROMIUM_ARGS
+from tests.browser.session import async_offline_context
+from tests.browser.waits import RAN_SINCE_JS, RUN_COUNTER_JS, STATE_JS
 
 pytestmark = pytest.mark.browser
 

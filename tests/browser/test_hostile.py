@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import (
-    PAGES,
-    AppSession,
-    chart_data,
-    fill_text,
-    injected_elements,
-    nan_cells,
-    svg_nan_text,
-    text_inputs,
-    widget_label,
-)
-from tests.hostile_corpus import HOSTILE_INPUTS
+from tests.browser.checks import chart_data, injected_elements, nan_cells, svg_nan_text
+from tests.browser.session import AppSession
+from tests.browser.waits import PAGES, fill_text, text_inputs, widget_label
+from tests.hostile_corpus import HOSTILE
 
 pytestmark = pytest.mark.browser
 
 TEXT_PAGES = ["Step by step", "Cross-attention", "Real model"]
 assert set(TEXT_PAGES) <= {title for title, _, _ in PAGES}
 NORMAL = "The cat sat on the mat."
-CASES = [(title, i) for title in TEXT_PAGES for i in range(len(HOSTILE_INPUTS))]
+CASES = [(title, name) for title in TEXT_PAGES for name in HOSTILE]
 
 
-def _case_id(case: tuple[str, int]) -> str:
-    title, i = case
-    return f"{title.lower().replace(' ', '-')}-{i}"
+def _case_id(case: tuple[str, str]) -> str:
+    title, name = case
+    return f"{title.lower().replace(' ', '-')}-{name}"
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +42,9 @@ def sessions(browser, server):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
-def test_hostile_text(sessions, case: tuple[str, int]) -> None:
-    title, i = case
-    text = HOSTILE_INPUTS[i]
+def test_hostile_text(sessions, case: tuple[str, str]) -> None:
+    title, name = case
+    text = HOSTILE[name]
     session = sessions(title)
     page = session.page
     assert session.n_boxes, f"{title} shows no text input"

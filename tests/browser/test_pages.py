@@ -8,22 +8,17 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.browser.helpers import (
-    MIN_FONT_PX,
+from tests.browser.checks import MIN_FONT_PX, chart_data, nan_cells, screenshot, small_text, svg_nan_text
+from tests.browser.session import AppSession
+from tests.browser.waits import (
     PAGES,
-    AppSession,
     bump_number,
-    chart_data,
     fill_text,
     find_by_label,
-    nan_cells,
     nav_titles,
     nudge_slider,
     number_inputs,
-    screenshot,
     sliders,
-    small_text,
-    svg_nan_text,
     text_inputs,
 )
 

@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from tests.browser.helpers import AppSession, chart_data, nan_cells, run_count, screenshot, wait_for_run
+from tests.browser.checks import chart_data, nan_cells, screenshot
+from tests.browser.session import AppSession
+from tests.browser.waits import run_count, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -39,13 +39,8 @@ from perf_inputs import (
 )
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    StreamlitServer,
-    async_offline_context,
-    free_port,
-)
+from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
+from tests.browser.session import async_offline_context
 
 LOG = ROOT / "tests" / "artifacts" / "bench-streamlit.log"
 RUN_TIMEOUT_MS = 120_000

@@ -1,0 +1,203 @@
+"""Every text box on every page against the hostile corpus (AppTest, no mocks): one test,
+parametrised over (page, text box) x input.
+
+For each input: no exception; blank text gives an info message (and, where the sentence is
+all the page draws, no chart); no NaN in any chart (a heatmap gap is allowed only where a grey
+"masked" layer marks that exact cell); tick labels are the escaped tokens; more than 64 tokens
+give a note; and the text never comes back as markup: no raw HTML in chart JSON or tick labels,
+no live markdown link or LaTeX command in the page text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from attn_core.figures import token_labels
+from attn_core.lab_figures import score_labels
+from tests.conftest import ROOT
+from tests.figdata import decode, figure_by_title, figures
+from tests.hostile_corpus import HOSTILE
+from tests.lab_checks import assert_escaped_ticks, assert_finite_figures, ticks
+
+MAX_TOKENS = 64
+N_SCORES = 8  # the softmax lab's keys
+MASK_TITLES = ("Global", "Causal", "Sliding window", "Dilated")
+
+
+@dataclass(frozen=True)
+class Box:
+    """One text box, and what its page must show for the tokens typed into it."""
+
+    page: str  # the script in lessons/
+    key: str  # the text widget's key
+    setup: tuple[tuple[str, object], ...] = ()  # other widgets set first: (key, value)
+    ticks: tuple[tuple[str, str], ...] = ()  # (chart title, axis) whose tick labels are the tokens
+    labels: Callable[[list[str]], list[str]] = token_labels  # tokens -> the expected tick labels
+    count: tuple[str, int] | None = None  # (title prefix, n): the page shows n charts so titled
+    blank_hides_charts: bool = True  # False: the charts stay without the sentence (keys numbered)
+    optional: bool = False  # blank is a valid answer: no message asked for
+    own_tokenizer: bool = False  # a real model's WordPiece tokens: attn_core's token checks do not apply
+    max_tokens: int = MAX_TOKENS  # the page uses this many tokens and says so when it cuts
+
+    @property
+    def script(self) -> str:
+        """app.py for Home (its page links need the navigation), else the page's own script."""
+        return str(ROOT / self.page) if self.page == "app.py" else str(ROOT / "lessons" / self.page)
+
+
+BOXES = {
+    "home": Box("app.py", "home_text", ticks=(("Attention weights of one head", "y"),), max_tokens=16),
+    "step_by_step": Box(
+        "step_by_step.py", "sbs_text", ticks=(("Step 5: scores", "y"), ("Step 8: attention weights", "x"))
+    ),
+    "softmax_lab": Box(
+        "softmax_lab.py", "lab_text", ticks=(("Weights softmax(s)", "x"),),
+        labels=lambda tokens: token_labels(score_labels(tokens, N_SCORES)), blank_hides_charts=False,
+    ),
+    "multi_head": Box(
+        "multi_head.py", "mh_text", setup=(("mh_heads", 8),),
+        ticks=(("Head 1 weights", "y"), ("Head 1 weights", "x")), count=("Head ", 8),
+    ),
+    "cross_source": Box("cross_attention.py", "cross_source", ticks=(("Cross-attention weights", "x"),)),
+    "cross_target": Box("cross_attention.py", "cross_target", ticks=(("Cross-attention weights", "y"),)),
+    "masks_cost": Box(
+        "masks_cost.py", "masks_text", setup=(("masks_radius", 8), ("masks_dilation", 4)),
+        ticks=tuple((f"{t} weights", "y") for t in MASK_TITLES) + tuple((f"{t} mask", "x") for t in MASK_TITLES),
+    ),
+    "real_model_a": Box("real_model.py", "rm_a", own_tokenizer=True),
+    "real_model_b": Box("real_model.py", "rm_b", own_tokenizer=True, optional=True, blank_hides_charts=False),
+}  # fmt: skip
+BOX_PARAMS = [
+    pytest.param(box, id=name, marks=[pytest.mark.model] if box.page == "real_model.py" else [])
+    for name, box in BOXES.items()
+]
+
+RAW_MARKUP = re.compile(r"<\s*/?\s*(script|img|iframe)\b", re.IGNORECASE)  # the corpus's tags
+LIVE_LINK = re.compile(r"(?<!\\)\]\((?!\s*https?://)")  # an unescaped "](" that is not a plain web link
+LATEX_CMD = re.compile(r"\\(href|url|html|style|class|data)\b")
+_WIDGETS = ("text_input", "text_area", "slider", "select_slider", "number_input", "selectbox", "toggle")
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+@pytest.mark.parametrize("box", BOX_PARAMS)
+def test_hostile_text(box: Box, name: str) -> None:
+    text = HOSTILE[name]
+    at = AppTest.from_file(box.script, default_timeout=180).run()
+    assert not at.exception, f"{box.page}: default run raised {[e.value for e in at.exception]}"
+    for key, value in box.setup:
+        _widget(at, key).set_value(value)
+    _widget(at, box.key).set_value(text)
+    at.run()
+    where = f"{box.page} [{box.key}] {name}"
+    assert not at.exception, f"{where}: {[e.value for e in at.exception]}"
+
+    tokens = [] if box.own_tokenizer else ac.tokenize(text, max_tokens=box.max_tokens)
+    blank = not text.strip() if box.own_tokenizer else not tokens
+    if blank and not box.optional:
+        assert any("empty" in el.value for el in at.info), f"{where}: blank text should show an info message"
+    if blank and box.blank_hides_charts:
+        assert not figures(at), f"{where}: blank text should draw no chart"
+    elif not box.own_tokenizer:  # the real model's head view lifts the pen with NaN, checked below
+        assert_finite_figures(at)
+    assert_escaped_ticks(at)
+    for el in at.get("plotly_chart"):
+        _check_figure(el.proto.spec, where)
+    _check_text(at, where)
+    if box.own_tokenizer or not figures(at):
+        return
+
+    if len(ac.tokenize(text, max_tokens=box.max_tokens + 1)) > box.max_tokens:
+        notes = [el.value.lower() for el in [*at.warning, *at.caption]]
+        assert any(f"only the first {box.max_tokens}" in n for n in notes), f"{where}: no truncation note"
+    for title, axis in box.ticks:
+        assert ticks(figure_by_title(at, title), axis) == box.labels(tokens), f"{where}: {title} {axis} ticks"
+    if box.count:
+        prefix, n = box.count
+        assert sum(f["layout"]["title"]["text"].startswith(prefix) for f in figures(at)) == n, where
+
+
+def _widget(at: AppTest, key: str):
+    """The widget with this key, whatever its kind."""
+    for kind in _WIDGETS:
+        for widget in getattr(at, kind):
+            if widget.key == key:
+                return widget
+    raise AssertionError(f"no widget with key {key!r}")
+
+
+def _numbers(node, out: list[np.ndarray]) -> None:
+    """Every numeric array in a figure dict (decoded base64 arrays and plain lists)."""
+    if isinstance(node, dict):
+        if "bdata" in node:
+            arr = decode(node)
+            if arr.dtype.kind == "f":
+                out.append(arr)
+            return
+        for value in node.values():
+            _numbers(value, out)
+    elif isinstance(node, list):
+        if node and all(isinstance(v, int | float) or v is None for v in node):
+            out.append(np.array([np.nan if v is None else v for v in node], dtype=np.float64))
+        else:
+            for value in node:
+                _numbers(value, out)
+
+
+def _strings(node):
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def _check_figure(spec: str, where: str) -> None:
+    """No raw HTML in any string of the chart; no NaN except the cells a "masked" layer marks
+    and the pen lifts of a line trace."""
+    fig = json.loads(spec)  # Plotly writes "<" as \u003c, so look at the decoded strings
+    raw = [s for s in _strings(fig) if RAW_MARKUP.search(s)]
+    assert not raw, f"{where}: raw HTML in chart text {raw[:3]!r}"
+    traces = fig.get("data", [])
+    masked_cells = [decode(t["z"]) for t in traces if t.get("name") == "masked" and isinstance(t.get("z"), dict)]
+    for trace in traces:
+        if trace.get("name") == "masked":
+            continue
+        if trace.get("type") == "heatmap" and isinstance(trace.get("z"), dict):
+            z = decode(trace["z"]).astype(np.float64)
+            gaps = np.isnan(z)
+            if gaps.any():
+                assert any(m.shape == z.shape and np.array_equal(gaps, ~np.isnan(m)) for m in masked_cells), (
+                    f"{where}: NaN in heatmap {fig.get('layout', {}).get('title')} outside masked cells"
+                )
+            continue
+        arrays: list[np.ndarray] = []
+        for key in ("x", "y", "z", "r", "values"):
+            if key in trace:
+                _numbers(trace[key], arrays)
+        for arr in arrays:
+            # Line charts may use None/NaN as segment breaks; anything else must be finite.
+            if trace.get("type") in ("scatter", "scattergl") and trace.get("mode", "").startswith("lines"):
+                arr = arr[~np.isnan(arr)]
+            assert np.isfinite(arr).all(), f"{where}: non-finite number in {trace.get('type')} trace"
+
+
+def _check_text(at: AppTest, where: str) -> None:
+    """The page's own text: no raw HTML, no live link, no LaTeX command made from user text."""
+    for el in [*at.markdown, *at.caption, *at.info, *at.warning, *at.error, *at.success, *at.title, *at.header,
+               *at.subheader]:  # fmt: skip
+        body = str(el.value)
+        assert not RAW_MARKUP.search(body.replace("&lt;", "")), f"{where}: raw HTML in {body[:80]!r}"
+        assert "javascript:" not in body or not LIVE_LINK.search(body), f"{where}: live link in {body[:80]!r}"
+    for el in at.latex:
+        assert not LATEX_CMD.search(str(el.value)), f"{where}: LaTeX command from user text in {el.value[:80]!r}"
