@@ -35,6 +35,9 @@ __all__ = [
     "ModelAttention",
     "ModelLoadError",
     "RealHead",
+    "RealLesson",
+    "WordSense",
+    "WordSenses",
     "default_model_dir",
     "device_label",
     "extract_attentions",
@@ -43,12 +46,12 @@ __all__ = [
     "load_model",
     "model_source",
     "pick_device",
-    "RealLesson",
     "real_head",
     "real_lesson",
     "reproduce",
     "reproduce_head",
     "reproduction_error",
+    "word_senses",
 ]
 
 log = logging.getLogger(__name__)
@@ -465,3 +468,109 @@ def real_lesson(
         lesson=wt.lesson(source, scale=scale, multiplier=multiplier, causal=causal),
         max_abs_error=reproduction_error(real, reproduce(real)), truncated=real.truncated,
     )
+
+
+# --------------------------------------------------------------------------- one word, many senses
+
+SENSE_MAX_TOKENS = 128  # per sentence on the word-senses section
+
+
+@dataclass(frozen=True)
+class WordSense:
+    """Where one word sits in one sentence, and what it attends to."""
+
+    sentence: str
+    tokens: tuple[str, ...]  # T WordPiece tokens, with [CLS] and [SEP]
+    word: str  # the word as written in the sentence ("Bears")
+    index: int  # the token used: the word's first WordPiece
+    pieces: tuple[str, ...]  # every WordPiece of the word (one when it is not split)
+    attention: np.ndarray  # (L, T) float64: the word's attention row at each layer, mean over heads
+    special: np.ndarray  # (T,) bool: [CLS] and [SEP]
+
+    def special_share(self, layer: int) -> float:
+        """The part of the word's attention row at ``layer`` (1..L) that goes to [CLS] and [SEP]."""
+        return float(self.attention[layer - 1, self.special].sum())
+
+
+@dataclass(frozen=True)
+class WordSenses:
+    """One word in several sentences: its vector at every layer and how alike they are."""
+
+    word: str  # what was asked for
+    senses: tuple[WordSense, ...]  # S sentences that hold the word
+    missing: tuple[int, ...]  # positions (in the sentences given) of those that do not
+    hidden: np.ndarray  # (S, L+1, d_model) float64: hidden_states[l] of the word's token
+    similarity: np.ndarray  # (L+1, S, S) cosine similarity between the sentences' vectors
+
+    @property
+    def n_layers(self) -> int:
+        return self.hidden.shape[1] - 1
+
+    @property
+    def mean_similarity(self) -> np.ndarray:
+        """(L+1,) mean cosine similarity over the S(S-1)/2 pairs of different sentences."""
+        S = len(self.senses)
+        upper = np.triu_indices(S, k=1)
+        return self.similarity[:, upper[0], upper[1]].mean(axis=1)
+
+    def pair(self, layer: int, most: bool = True) -> tuple[int, int, float]:
+        """(a, b, cosine) of the most (or least) similar pair of different sentences at ``layer``."""
+        S = len(self.senses)
+        pairs = [(a, b) for a in range(S) for b in range(a + 1, S)]
+        sims = [float(self.similarity[layer, a, b]) for a, b in pairs]
+        k = int(np.argmax(sims) if most else np.argmin(sims))
+        return pairs[k][0], pairs[k][1], sims[k]
+
+
+def _word_forms(word: str) -> set[str]:
+    """The word with and without one final s, any case: so "bears" and "bear" find each other."""
+    w = word.strip().lower()
+    base = w[:-1] if len(w) > 1 and w.endswith("s") else w
+    return {base, base + "s"}
+
+
+def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], word: str) -> WordSenses:
+    """Run the model on each sentence; follow ``word`` (first occurrence, any case, with or
+    without a final s) through every layer. A word split into WordPieces is followed by its
+    first piece.
+
+    Returns: WordSenses with similarity (L+1, S, S) and each sense's attention (L, T).
+    Raises ValueError when fewer than two sentences hold the word.
+    """
+    import re  # here, so the module's imports stay as they were
+
+    if not isinstance(word, str) or not re.search(r"\w", word):
+        raise ValueError("word must hold at least one letter or digit, e.g. bears")
+    forms = _word_forms(word)
+    senses, hidden, missing = [], [], []
+    for n, sentence in enumerate(sentences):
+        _check_text(sentence, f"sentence {n + 1}")
+        match = next((m for m in re.finditer(r"\w+", sentence) if m.group(0).lower() in forms), None)
+        if match is None:
+            missing.append(n)
+            continue
+        att = extract_attentions(loaded, sentence, max_tokens=SENSE_MAX_TOKENS)
+        with loaded.lock:
+            enc = loaded.tokenizer(sentence, truncation=True, max_length=SENSE_MAX_TOKENS,
+                                   return_offsets_mapping=True)  # fmt: skip
+        offsets = enc["offset_mapping"]
+        if len(offsets) != att.T:
+            raise ValueError(f"the tokenizer gave {len(offsets)} offsets for {att.T} tokens")
+        inside = [t for t, (a, b) in enumerate(offsets) if b > a and a >= match.start() and b <= match.end()]
+        if not inside:  # the word was cut off by truncation
+            missing.append(n)
+            continue
+        index = inside[0]
+        senses.append(WordSense(
+            sentence=sentence, tokens=tuple(att.tokens), word=match.group(0), index=index,
+            pieces=tuple(att.tokens[t] for t in inside),
+            attention=att.attentions[:, :, index, :].mean(axis=1).astype(np.float64),  # (L, H, T) -> (L, T)
+            special=np.asarray(att.special, dtype=bool),
+        ))  # fmt: skip
+        hidden.append(att.hidden_states[:, index, :].astype(np.float64))  # (L+1, d_model)
+    if len(senses) < 2:
+        raise ValueError(f"“{word}” must appear in at least two sentences to compare them; found in {len(senses)}")
+    h = np.stack(hidden)  # S x (L+1, d_model) -> (S, L+1, d_model)
+    unit = h / np.linalg.norm(h, axis=-1, keepdims=True)
+    similarity = np.einsum("ald,bld->lab", unit, unit)  # (S, L+1, d), (S, L+1, d) -> (L+1, S, S)
+    return WordSenses(word=word, senses=tuple(senses), missing=tuple(missing), hidden=h, similarity=similarity)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .engine import softmax
 
-__all__ = ["NeuronView", "head_mean", "neuron_view", "rollout"]
+__all__ = ["NeuronView", "attention_to", "head_mean", "neuron_view", "rollout", "sink_heads"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,20 @@ def rollout(attentions: np.ndarray) -> np.ndarray:
         acc = a[layer] @ acc  # (T, T) @ (T, T)
         out[layer] = acc
     return out
+
+
+def attention_to(attentions: np.ndarray, key: int) -> np.ndarray:
+    """How much of each head's attention lands on one key, averaged over the query tokens.
+
+    attentions (L, H, T, T) -> Returns: (L, H), each in [0, 1]
+    """
+    a = _check_attentions(attentions)
+    if not -a.shape[-1] <= key < a.shape[-1]:
+        raise ValueError(f"key must be in 0..{a.shape[-1] - 1}, got {key}")
+    return a[..., key].mean(axis=-1)
+
+
+def sink_heads(attentions: np.ndarray, key: int, share: float = 0.5) -> int:
+    """The number of heads that put more than ``share`` of their attention (averaged over the
+    queries) on one key, such as [CLS] (key 0) or the last [SEP] (key -1)."""
+    return int((attention_to(attentions, key) > share).sum())

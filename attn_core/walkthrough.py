@@ -68,10 +68,24 @@ class StepStats:
     n_cells: int  # T_q * T_k
     row_sum_min: float  # the weights' smallest row sum
     row_sum_max: float  # and largest
+    x_var: float  # variance of the entries of X (1 for unit-variance word vectors, more with positions)
+    repeats: tuple[tuple[str, tuple[int, ...], bool], ...]  # (token, its positions, rows of X identical?)
 
 
-def step_stats(steps: AttentionSteps) -> StepStats:
-    """Spreads, masked count and row sums of one run."""
+def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[int, ...], bool], ...]:
+    """Each token that occurs more than once (exactly, case included), where, and whether all
+    its rows of X are identical."""
+    where: dict[str, list[int]] = {}
+    for n, token in enumerate(tokens):
+        where.setdefault(token, []).append(n)
+    return tuple(
+        (token, tuple(ns), all(np.array_equal(x[ns[0]], x[n]) for n in ns[1:]))
+        for token, ns in where.items() if len(ns) > 1
+    )
+
+
+def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = ()) -> StepStats:
+    """Spreads, masked count, row sums, the spread of X and the repeated tokens of one run."""
     allowed = np.isfinite(steps.masked)
     row_sums = steps.weights.sum(axis=1)  # (T_q,)
     return StepStats(
@@ -82,6 +96,8 @@ def step_stats(steps: AttentionSteps) -> StepStats:
         n_cells=int(steps.masked.size),
         row_sum_min=float(row_sums.min(initial=1.0)),
         row_sum_max=float(row_sums.max(initial=1.0)),
+        x_var=float(np.var(steps.x)),
+        repeats=_repeats(tuple(tokens), steps.x) if tokens else (),
     )
 
 
@@ -110,7 +126,8 @@ def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causa
         source.x, w.w_q, w.w_k, w.w_v, scale=scale, multiplier=multiplier,
         mask="causal" if causal else None, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v,
     )  # fmt: skip
-    return Lesson(source=source, steps=steps, stats=step_stats(steps), multiplier=float(multiplier), scale=scale)
+    stats = step_stats(steps, source.tokens)
+    return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale)
 
 
 # --------------------------------------------------------------------------- one cell
@@ -232,9 +249,10 @@ def latex_vec(values: np.ndarray, digits: int = 2, head: int = 3, tail: int = 1)
 
 
 def latex_row_table(cell: CellWalkthrough, digits: int = 2) -> str:
-    """Row i of the softmax as a table: j, the scaled score, its exponential, the weight."""
+    """Row i of the softmax as a table: j, the masked score M (the scaled score, or -inf where
+    the mask forbids j), its exponential, the weight."""
     cols = shown_indices(len(cell.row), (cell.j,), head=4, tail=2)
-    s_ij = rf"\tilde s_{{{cell.i},j}}"
+    s_ij = rf"M_{{{cell.i},j}}"  # the masked scores: equal to the scaled ones where nothing is masked
     # exp(...) rather than e^{...}: a subscript inside a superscript is drawn under 12 px.
     exp_name = rf"\exp({s_ij})" if cell.shift == 0 else rf"\exp({s_ij} - m_{{{cell.i}}})"
 

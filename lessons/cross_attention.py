@@ -3,9 +3,11 @@
 import streamlit as st
 
 from attn_core import lessons
-from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
-from ui.charts import show_figure
+from attn_core.figures import FULL_WIDTH_PX, dim_labels
+from ui import present
+from ui.charts import show_heatmap
 from ui.common import checked_tokens, md_escape, sentence_input, show_tokens
+from ui.state import PageState, Param
 
 # Translation pairs: the i-th source goes with the i-th target.
 SOURCES = (
@@ -20,6 +22,18 @@ TARGETS = (
 )
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
+SECTIONS = ("Queries from one sentence, keys and values from the other", "A rectangular score matrix",
+            "The output: one row per query")  # fmt: skip
+STATE = PageState("cross", (
+    Param("source", SOURCES[0], "text"),
+    Param("target", TARGETS[0], "text"),
+    Param("swap", False, "bool"),
+    Param("d_model", 16, "choice", choices=D_MODELS),
+    Param("d_k", 4, "choice", choices=D_KS),
+    Param("seed", 0, "int", lo=0, hi=10_000),
+    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+))  # fmt: skip
+K = STATE.key
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -28,6 +42,8 @@ def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k:
     return lessons.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
 
 
+STATE.start()
+deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Cross-attention")
 st.markdown(
     "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
@@ -38,25 +54,22 @@ st.markdown(
 
 left, right = st.columns(2)
 with left:
-    source = sentence_input(
-        key="cross_source", label="Source sentence (encoder side)", default=SOURCES[0], presets=SOURCES
-    )
+    source = sentence_input(K("source"), label="Source sentence (encoder side)", presets=SOURCES)
     source_tokens = checked_tokens(source, what="source sentence")
     if source_tokens:
         show_tokens(source_tokens)
 with right:
-    target = sentence_input(
-        key="cross_target", label="Target sentence (decoder side)", default=TARGETS[0], presets=TARGETS
-    )
+    target = sentence_input(K("target"), label="Target sentence (decoder side)", presets=TARGETS)
     target_tokens = checked_tokens(target, what="target sentence")
     if target_tokens:
         show_tokens(target_tokens)
 
 c1, c2, c3, c4 = st.columns(4)
-swap = c1.toggle("Swap: queries from the source", value=False, key="cross_swap")
-d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="cross_d_model")
-d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="cross_d_k")
-seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="cross_seed")
+swap = c1.toggle("Swap: queries from the source", key=K("swap"))
+d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
+d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
+seed = c4.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+STATE.sync()
 
 if source_tokens is None or target_tokens is None:
     st.stop()  # the message sits under the empty box; every widget above stays on the page
@@ -69,83 +82,80 @@ st.caption(
     f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} sentence "
     f"({T_k} tokens). Both are embedded with the same seed and d_model; positions are counted within each sentence."
 )
+st.markdown(
+    "For simplicity this page uses one random set of W_q, W_k and W_v, applied to the sentences' own "
+    "embeddings. In a trained translation model the cross-attention layer has its own W_q, W_k and W_v, "
+    "separate from its self-attention, and its keys and values come from the encoder's final output, "
+    "after every encoder layer has mixed the source sentence, not from the source embeddings."
+)
+deck.nav()
 
 # --------------------------------------------------------------------------- Q, K, V
-st.header("1. Queries from one sentence, keys and values from the other")
-st.markdown(
-    f"The same three weight matrices are used as in self-attention, but W_q is applied to the {q_name} "
-    f"embeddings and W_k, W_v to the {kv_name} embeddings. The two sentences may have different lengths; "
-    "only the width d_k has to match so that every query can be compared with every key."
-)
-st.latex(
-    rf"Q = X_q W_q:\ {T_q}\times{d_k},\qquad K = X_{{kv}} W_k:\ {T_k}\times{d_k},\qquad "
-    rf"V = X_{{kv}} W_v:\ {T_k}\times{steps.v.shape[1]}"
-)
-cols = st.columns(3)
-for col, (name, title, matrix, rows, who) in zip(
-    cols,
-    (
+if deck.shows(0):
+    st.header("1. Queries from one sentence, keys and values from the other")
+    st.markdown(
+        f"W_q is applied to the {q_name} embeddings and W_k, W_v to the {kv_name} embeddings. The two "
+        "sentences may have different lengths; only the width d_k has to match so that every query can be "
+        "compared with every key."
+    )
+    st.latex(
+        rf"Q = X_q W_q:\ {T_q}\times{d_k},\qquad K = X_{{kv}} W_k:\ {T_k}\times{d_k},\qquad "
+        rf"V = X_{{kv}} W_v:\ {T_k}\times{steps.v.shape[1]}"
+    )
+    parts = (
         ("q", "Queries Q", steps.q, q_tokens, q_name),
         ("k", "Keys K", steps.k, kv_tokens, kv_name),
         ("v", "Values V", steps.v, kv_tokens, kv_name),
-    ),
-    strict=True,
-):
-    with col:
-        show_figure(
-            heatmap(
-                matrix, rows=rows, cols=dim_labels(matrix.shape[1]), title=title,
+    )
+    for col, (name, title, matrix, rows, who) in zip(st.columns(3), parts, strict=True):
+        with col:
+            show_heatmap(
+                f"cross_{name}", matrix, rows=rows, cols=dim_labels(matrix.shape[1]), title=title,
                 row_title=f"{who} token", col_title="dimension", value_name=name,
-            ),
-            key=f"cross_{name}",
-        )  # fmt: skip
+            )
 
 # --------------------------------------------------------------------------- scores and weights
-st.header("2. A rectangular score matrix")
-st.markdown(
-    f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
-    f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
-    f"spreads one unit of attention over the {kv_name} tokens."
-)
-st.latex(
-    rf"\mathrm{{weights}} = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}\right):\ "
-    rf"({T_q}\times{d_k})({d_k}\times{T_k}) \to {T_q}\times{T_k},\qquad "
-    rf"\frac{{1}}{{\sqrt{{{d_k}}}}} = {steps.factor:.3f}"
-)
-left, right = st.columns(2)
-with left:
-    show_figure(
-        heatmap(
-            steps.scaled, rows=q_tokens, cols=kv_tokens, title="Cross-attention scores QKᵀ/√d_k",
+if deck.shows(1):
+    st.header("2. A rectangular score matrix")
+    st.markdown(
+        f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
+        f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
+        f"spreads one unit of attention over the {kv_name} tokens."
+    )
+    st.latex(
+        rf"\mathrm{{weights}} = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}\right):\ "
+        rf"({T_q}\times{d_k})({d_k}\times{T_k}) \to {T_q}\times{T_k},\qquad "
+        rf"\frac{{1}}{{\sqrt{{{d_k}}}}} = {steps.factor:.3f}"
+    )
+    left, right = st.columns(2)
+    with left:
+        show_heatmap(
+            "cross_scores", steps.scaled, rows=q_tokens, cols=kv_tokens, title="Cross-attention scores QKᵀ/√d_k",
             row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="score",
-        ),
-        key="cross_scores",
-    )  # fmt: skip
-with right:
-    show_figure(
-        heatmap(
-            steps.weights, rows=q_tokens, cols=kv_tokens, title="Cross-attention weights", kind="weights",
-            row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="weight",
-        ),
-        key="cross_weights",
-    )  # fmt: skip
-st.caption(
-    f"Row 0 is query 0 ({md_escape(q_tokens[0])}); its {T_k} weights add up to 1. These weights are random until "
-    "a model is trained; a trained translation model learns to line up words that mean the same thing."
-)
+        )
+    with right:
+        show_heatmap(
+            "cross_weights", steps.weights, rows=q_tokens, cols=kv_tokens, title="Cross-attention weights",
+            kind="weights", row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="weight",
+        )
+    st.caption(
+        f"Row 0 is query 0 ({md_escape(q_tokens[0])}); its {T_k} weights add up to 1. These weights are random "
+        "until a model is trained; a trained translation model learns to line up words that mean the same thing."
+    )
 
 # --------------------------------------------------------------------------- output
-st.header("3. The output: one row per query")
-st.markdown(
-    f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
-    f"{q_name} token. In a translation model this is how the words being written read the source sentence."
-)
-st.latex(rf"\mathrm{{output}} = \mathrm{{weights}}\, V:\ ({T_q}\times{T_k})({T_k}\times{steps.v.shape[1]}) \to "
-         rf"{steps.output.shape[0]}\times{steps.output.shape[1]}")
-show_figure(
-    heatmap(
-        steps.output, rows=q_tokens, cols=dim_labels(steps.output.shape[1]), title="Cross-attention output",
-        row_title=f"query ({q_name})", col_title="dimension", value_name="output", width_px=FULL_WIDTH_PX,
-    ),
-    key="cross_output",
-)  # fmt: skip
+if deck.shows(2):
+    st.header("3. The output: one row per query")
+    st.markdown(
+        f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
+        f"{q_name} token. In a translation model this is how the words being written read the source sentence."
+    )
+    st.latex(
+        rf"\mathrm{{output}} = \mathrm{{weights}}\, V:\ ({T_q}\times{T_k})({T_k}\times{steps.v.shape[1]}) \to "
+        rf"{steps.output.shape[0]}\times{steps.output.shape[1]}"
+    )
+    show_heatmap(
+        "cross_output", steps.output, rows=q_tokens, cols=dim_labels(steps.output.shape[1]),
+        title="Cross-attention output", row_title=f"query ({q_name})", col_title="dimension", value_name="output",
+        width_px=FULL_WIDTH_PX,
+    )

@@ -1,28 +1,67 @@
-"""Home: what self-attention is, the one formula, and a tour of the pages."""
+"""Home: a live example first (type, and watch one attention head answer), then the path
+through the pages in teaching order. NumPy only: this page never imports torch."""
 
 import streamlit as st
 
+import attn_core as ac
+from attn_core import walkthrough as wt
+from ui.charts import show_heatmap
+from ui.common import MAX_CHARS
+from ui.state import PageState, Param
+
+EXAMPLE = "The animal didn't cross the street because it was too tired."
+MAX_TOKENS = 16  # the live example stays small enough to read every cell
+STATE = PageState("home", (Param("text", EXAMPLE, "text", max_chars=MAX_CHARS),))
+PATH = (  # (page script, what the student will see there), in teaching order
+    ("lessons/step_by_step.py", "One head on your sentence, every matrix from the tokens to the output, with one "
+     "cell worked through by hand."),
+    ("lessons/softmax_lab.py", "Why the scores are divided by √d_k, what happens when they are not, and why a "
+     "softmax and not a sigmoid."),
+    ("lessons/multi_head.py", "Several heads look at one sentence in different ways, then W_O mixes them."),
+    ("lessons/masks_cost.py", "Causal, sliding-window and dilated masks, and why global attention costs T²."),
+    ("lessons/cross_attention.py", "Queries from one sentence, keys and values from another, as in translation."),
+    ("lessons/real_model.py", "The 72 heads of a trained BERT model, in head, model and neuron views."),
+)  # fmt: skip
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _lesson(tokens: tuple[str, ...]) -> wt.Lesson:
+    """The page's one attn_core call: a seeded random head on the typed sentence."""
+    return wt.lesson(wt.seeded_source(tokens, 16, 4, seed=0, positional=True))
+
+
+STATE.start()
 st.title("Self-Attention Explorer")
 st.markdown(
-    "Self-attention lets every token in a sentence look at every other token and decide "
-    "how much of each one to mix into its own meaning. Each token asks a question (its "
-    "**query**), offers a label (its **key**) and carries content (its **value**). "
-    "Comparing one query with all keys gives scores; a softmax turns the scores into "
-    "weights that add up to 1; the token's new vector is the weighted mix of the values."
+    "Self-attention lets every token in a sentence look at every other token and decide how much of each "
+    "one to mix into its own meaning. Type below and watch one attention head decide: row *i* of the chart "
+    "says how much token *i* takes from each token, and every row adds up to 1."
 )
+text = st.text_input("Try a sentence", key=STATE.key("text"), max_chars=MAX_CHARS, live=True,
+                     help="The chart follows as you type.")  # fmt: skip
+STATE.sync()
+tokens = tuple(ac.tokenize(text, max_tokens=MAX_TOKENS + 1))
+if not tokens:
+    st.info("Type a sentence above (it is empty) to see attention at work.")
+else:
+    if len(tokens) > MAX_TOKENS:
+        st.caption(f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to 64.")
+        tokens = tokens[:MAX_TOKENS]
+    lesson = _lesson(tokens)
+    show_heatmap(
+        "home_weights", lesson.steps.weights, rows=list(tokens), cols=list(tokens), kind="weights",
+        title="Attention weights of one head (random weights, as before training)", row_title="query",
+        col_title="key", value_name="weight", width_px=800,
+    )  # fmt: skip
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
-st.markdown(
-    """
-**A tour of the pages**
 
-- **Step by step**: type a sentence and follow every matrix, from the embeddings X to the
-  output Z, with one cell worked through by hand.
-- **Softmax and scaling lab**: why scores are divided by √d_k, and what happens when they are not.
-- **Multi-head**: several heads look at the same sentence in different ways, then get mixed by W_O.
-- **Cross-attention**: queries from one sentence, keys and values from another.
-- **Masks and cost**: causal, sliding-window and dilated masks, and why global attention costs T².
-- **Real model**: the attention heads of a real BERT model, with head, model and neuron views.
-
-Every number on these pages is computed live by the `attn_core` Python package, which you can also import in a notebook.
-"""
+st.header("Start here")
+st.markdown("The pages in teaching order. Each one computes every number it shows, live.")
+for number, (script, what) in enumerate(PATH, start=1):
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    left.page_link(script)  # the page's own title and icon, a real link: Tab reaches it
+    right.markdown(f"**{number}.** {what}")
+st.caption(
+    "Every number on these pages is computed by the `attn_core` Python package, which you can also import in "
+    "a notebook. Presenter mode (in the sidebar) sizes everything for a projector."
 )

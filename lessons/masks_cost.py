@@ -1,16 +1,30 @@
 """Masks and cost: global, causal, sliding-window and dilated attention, the T² bill,
 and where the scaled dot product sits beside the older additive score."""
 
+import numpy as np
 import streamlit as st
 
 from attn_core import experiments as ex
 from attn_core import lessons
-from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap, line_chart
+from attn_core.figures import FULL_WIDTH_PX, dim_labels, line_chart
 from attn_core.lab_figures import mask_heatmap
-from ui.charts import show_figure
-from ui.common import checked_tokens, sentence_input, show_tokens
+from attn_core.tables import Table
+from ui import present
+from ui.charts import show_figure, show_heatmap
+from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
+from ui.state import PageState, Param
 
 MASK_TITLES = {"global": "Global", "causal": "Causal", "window": "Sliding window", "dilated": "Dilated"}
+SECTIONS = (*(f"{title} mask" for title in MASK_TITLES.values()), "The cost of global attention",
+            "Where the dot product fits")  # fmt: skip
+STATE = PageState("masks", (
+    Param("text", PRESETS[0], "text"),
+    Param("radius", 2, "int", lo=0, hi=8),
+    Param("dilation", 2, "int", lo=1, hi=4),
+    Param("seed", 0, "int", lo=0, hi=10_000),
+    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+))  # fmt: skip
+K = STATE.key
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -51,6 +65,18 @@ EXPLAIN = {
     ),
 }
 
+def _lines(key: str, x: np.ndarray, series: dict[str, np.ndarray], *, title: str, x_title: str, y_title: str,
+           log_y: bool = False) -> None:
+    """A line chart with its table (one column per line)."""
+    fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y)
+    values = np.column_stack([np.asarray(v, dtype=np.float64) for v in series.values()])
+    table = Table(values, [str(int(v)) for v in x], list(series), name=title, kind="lines", row_title=x_title,
+                  col_title=y_title)
+    show_figure(fig, key, table=table)
+
+
+STATE.start()
+deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Masks and cost")
 st.markdown(
     "A mask decides which keys each query is allowed to see. Masked pairs get a score of −∞ before the softmax, "
@@ -59,27 +85,34 @@ st.markdown(
 st.latex(r"\mathrm{masked}_{ij} = \begin{cases}\mathrm{scaled}_{ij} & \text{if } i \text{ may attend to } j\\"
          r"-\infty & \text{otherwise}\end{cases}")
 
-text = sentence_input(key="masks_sentence")
+text = sentence_input(K("text"))
 tokens = checked_tokens(text)
 if tokens:
     show_tokens(tokens)
 
 c1, c2, c3 = st.columns(3)
-radius = c1.slider("Window radius r", min_value=0, max_value=8, value=2, key="masks_radius")
-dilation = c2.slider("Dilation", min_value=1, max_value=4, value=2, key="masks_dilation")
-seed = c3.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="masks_seed")
+radius = c1.slider("Window radius r", min_value=0, max_value=8, key=K("radius"))
+dilation = c2.slider("Dilation", min_value=1, max_value=4, key=K("dilation"))
+seed = c3.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+STATE.sync()
 if tokens is None:
     st.stop()
 T = len(tokens)
 study = _study(tuple(tokens), int(radius), int(dilation), int(seed))
 T_VALUES, counts, memory = study.T_values, study.counts, study.memory
 
+deck.nav()
+
 # --------------------------------------------------------------------------- 1. the masks
-st.header("1. Four masks on your sentence")
-for kind in ex.MASK_KINDS:
+for n, kind in enumerate(ex.MASK_KINDS):
+    if not deck.shows(n):
+        continue
     title = MASK_TITLES[kind]
     steps = study.steps(kind)
-    st.subheader(title)
+    if n == 0 or present.on():
+        st.header("1. Four masks on your sentence" if not present.on() else f"{title} mask")
+    if not present.on():
+        st.subheader(title)
     st.markdown(EXPLAIN[kind])
     kept, total = study.kept[kind], study.kept["global"]
     st.latex(
@@ -87,50 +120,45 @@ for kind in ex.MASK_KINDS:
         + (rf",\ r = {radius}" if kind in ("window", "dilated") else "")
         + (rf",\ \text{{dilation}} = {dilation}" if kind == "dilated" else "")
     )
+    allowed = np.ones((T, T)) if steps.mask is None else steps.mask.astype(np.float64)
     left, right = st.columns(2)
     with left:
-        show_figure(mask_heatmap(steps.mask, tokens, title=f"{title} mask (1 = may attend)"), key=f"masks_{kind}_mask")
-    with right:
         show_figure(
-            heatmap(
-                steps.weights, rows=tokens, cols=tokens, title=f"{title} weights", kind="weights",
-                row_title="query", col_title="key", value_name="weight",
-            ),
-            key=f"masks_{kind}_weights",
+            mask_heatmap(steps.mask, tokens, title=f"{title} mask (1 = may attend)"), key=f"masks_{kind}_mask",
+            table=Table(allowed, tokens, tokens, name=f"{title} mask", kind="mask", row_title="query",
+                        col_title="key"),
         )  # fmt: skip
+    with right:
+        show_heatmap(
+            f"masks_{kind}_weights", steps.weights, rows=tokens, cols=tokens, title=f"{title} weights",
+            kind="weights", row_title="query", col_title="key", value_name="weight",
+        )
 
 # --------------------------------------------------------------------------- 2. cost
-st.header("2. The cost of global attention grows like T²")
-st.markdown(
-    "Global attention computes one score for every pair of tokens: double the length and there are four times "
-    "as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed number "
-    "per row, so their cost grows in step with T (when only the kept scores are computed)."
-)
-st.latex(  # two lines: one is wider than the page at 1280 px
-    rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = {_big(counts['global'][-1])}"
-    rf"\ \text{{scores}},\quad \text{{window}} = {_big(counts['window'][-1])} \\ "
-    rf"\text{{float32 memory}} = 4 \times {T_VALUES[-1]}^2 = {_big(memory[-1])}\ \text{{bytes}} \end{{gathered}}"
-)
-left, right = st.columns(2)
-with left:
-    show_figure(
-        line_chart(
-            T_VALUES, {MASK_TITLES[kind]: counts[kind] for kind in ex.MASK_KINDS},
-            title="Scores computed against sequence length T", x_title="T (tokens)", y_title="scores",
-        ),
-        key="masks_cost_counts",
-    )  # fmt: skip
-with right:
-    show_figure(
-        line_chart(
-            T_VALUES, {"one T × T score matrix": memory},
-            title="Memory of one float32 score matrix", x_title="T (tokens)", y_title="bytes", log_y=True,
-        ),
-        key="masks_cost_memory",
-    )  # fmt: skip
-st.caption("That is per head and per layer: a model with 12 layers of 12 heads holds 144 such matrices.")
+if deck.shows(4):
+    st.header("2. The cost of global attention grows like T²")
+    st.markdown(
+        "Global attention computes one score for every pair of tokens: double the length and there are four "
+        "times as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed "
+        "number per row, so their cost grows in step with T (when only the kept scores are computed)."
+    )
+    st.latex(  # two lines: one is wider than the page at 1280 px
+        rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = "
+        rf"{_big(counts['global'][-1])}\ \text{{scores}},\quad \text{{window}} = {_big(counts['window'][-1])} \\ "
+        rf"\text{{float32 memory}} = 4 \times {T_VALUES[-1]}^2 = {_big(memory[-1])}\ \text{{bytes}} \end{{gathered}}"
+    )
+    left, right = st.columns(2)
+    with left:
+        _lines("masks_cost_counts", T_VALUES, {MASK_TITLES[kind]: counts[kind] for kind in ex.MASK_KINDS},
+               title="Scores computed against sequence length T", x_title="T (tokens)", y_title="scores")
+    with right:
+        _lines("masks_cost_memory", T_VALUES, {"one T × T score matrix": memory},
+               title="Memory of one float32 score matrix", x_title="T (tokens)", y_title="bytes", log_y=True)
+    st.caption("That is per head and per layer: a model with 12 layers of 12 heads holds 144 such matrices.")
 
 # --------------------------------------------------------------------------- 3. other scores
+if not deck.shows(5):
+    st.stop()
 st.header("3. Where the dot product fits")
 agree = round(study.top_agree * T)
 st.markdown(
@@ -157,11 +185,8 @@ for column, (scores, name, title) in zip(
     strict=True,
 ):
     with column:
-        show_figure(
-            heatmap(scores, rows=tokens, cols=tokens, title=title, row_title="query", col_title="key",
-                    value_name="score"),
-            key=f"masks_{name}",
-        )
+        show_heatmap(f"masks_{name}", scores, rows=tokens, cols=tokens, title=title, row_title="query",
+                     col_title="key", value_name="score")
 
 st.markdown(
     "The dot product of a query and a key is really one matrix sandwiched between two embeddings: "
@@ -173,11 +198,9 @@ st.latex(
     r"q_i \cdot k_j = (x_i W_q)(x_j W_k)^\top = x_i\, W_q W_k^\top\, x_j^\top,\qquad "
     rf"\max_{{ij}} \left| x_i W_q W_k^\top x_j^\top - (QK^\top)_{{ij}} \right| = {_sci(study.bilinear_diff)}"
 )
-show_figure(
-    heatmap(
-        study.w_qk, rows=dim_labels(study.d_model), cols=dim_labels(study.d_model), title="Bilinear form W_q W_kᵀ",
-        row_title="query-side dimension", col_title="key-side dimension", value_name="w_qk", width_px=FULL_WIDTH_PX,
-    ),
-    key="masks_bilinear",
+show_heatmap(
+    "masks_bilinear", study.w_qk, rows=dim_labels(study.d_model), cols=dim_labels(study.d_model),
+    title="Bilinear form W_q W_kᵀ", row_title="query-side dimension", col_title="key-side dimension",
+    value_name="w_qk", width_px=FULL_WIDTH_PX,
 )
 st.metric("Max |bilinear scores − QKᵀ|", f"{study.bilinear_diff:.2e}")

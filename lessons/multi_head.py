@@ -3,14 +3,27 @@
 import streamlit as st
 
 from attn_core import lessons
-from attn_core.figures import FULL_WIDTH_PX, dim_labels, heatmap
+from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from attn_core.lab_figures import concat_labels
-from ui.charts import show_figure
-from ui.common import checked_tokens, sentence_input, show_tokens
+from ui import present
+from ui.charts import show_heatmap
+from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
+from ui.state import PageState, Param
 
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
 HEAD_COLUMNS = 2
+SECTIONS = ("Each head with its own weights", "Concatenate, then mix with W_O")
+STATE = PageState("mh", (
+    Param("text", PRESETS[0], "text"),
+    Param("heads", 4, "int", lo=1, hi=8),
+    Param("d_model", 16, "choice", choices=D_MODELS),
+    Param("d_k", 4, "choice", choices=D_KS),
+    Param("seed", 0, "int", lo=0, hi=10_000),
+    Param("causal", False, "bool"),
+    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+))  # fmt: skip
+K = STATE.key
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -19,6 +32,8 @@ def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed:
     return lessons.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
 
 
+STATE.start()
+deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Multi-head attention")
 st.markdown(
     "One head gives each token one way of looking at the others. Multi-head attention runs several "
@@ -27,85 +42,77 @@ st.markdown(
     "numbers per token by one more matrix, W_O."
 )
 
-text = sentence_input(key="mh_sentence")
+text = sentence_input(K("text"))
 tokens = checked_tokens(text)
 if tokens:
     show_tokens(tokens)
 
 c1, c2, c3, c4, c5 = st.columns(5)
-n_heads = c1.slider("Heads H", min_value=1, max_value=8, value=4, key="mh_heads")
-d_model = c2.select_slider("d_model", options=D_MODELS, value=16, key="mh_d_model")
-d_k = c3.select_slider("d_k = d_v", options=D_KS, value=4, key="mh_d_k")
-seed = c4.number_input("Seed", min_value=0, max_value=10_000, value=0, step=1, key="mh_seed")
-causal = c5.toggle("Causal mask", value=False, key="mh_causal")
+n_heads = c1.slider("Heads H", min_value=1, max_value=8, key=K("heads"))
+d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
+d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
+seed = c4.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+causal = c5.toggle("Causal mask", key=K("causal"))
+STATE.sync()
 if tokens is None:
     st.stop()
 
 mh = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal)).steps
 T = len(tokens)
 d_v = mh.heads[0].v.shape[1]
+deck.nav()
 
 # --------------------------------------------------------------------------- the heads
-st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights")
-st.markdown(
-    "Every head sees the same embeddings X but projects them with different random matrices, so each "
-    "head's weights differ. Each row is one query token and sums to 1."
-    + (" With the causal mask a token only looks at itself and the tokens before it." if causal else "")
-)
-st.latex(
-    rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{{d_k}}}}}\right) V_h,"
-    rf"\quad Q_h = X W_q^{{(h)}}:\ ({T}\times{d_model})({d_model}\times{d_k}) \to {T}\times{d_k}"
-)
-for start in range(0, n_heads, HEAD_COLUMNS):
-    columns = st.columns(HEAD_COLUMNS)
-    for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
-        with columns[h - start]:
-            show_figure(
-                heatmap(
-                    mh.heads[h].weights, rows=tokens, cols=tokens, title=f"Head {h + 1} weights",
+if deck.shows(0):
+    st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights")
+    st.markdown(
+        "Every head sees the same embeddings X but projects them with different random matrices, so each "
+        "head's weights differ. Each row is one query token and sums to 1."
+        + (" With the causal mask a token only looks at itself and the tokens before it." if causal else "")
+    )
+    st.latex(
+        rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{{d_k}}}}}\right) V_h,"
+        rf"\quad Q_h = X W_q^{{(h)}}:\ ({T}\times{d_model})({d_model}\times{d_k}) \to {T}\times{d_k}"
+    )
+    for start in range(0, n_heads, HEAD_COLUMNS):
+        columns = st.columns(HEAD_COLUMNS)
+        for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
+            with columns[h - start]:
+                show_heatmap(
+                    f"mh_head_{h}", mh.heads[h].weights, rows=tokens, cols=tokens, title=f"Head {h + 1} weights",
                     kind="weights", row_title="query", col_title="key", value_name="weight",
-                ),
-                key=f"mh_head_{h}",
-            )  # fmt: skip
+                )
 
 # --------------------------------------------------------------------------- concat, W_O, output
-st.header("2. Concatenate, then mix with W_O")
-st.markdown(
-    f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × {mh.concat.shape[1]} "
-    f"matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = {d_model} numbers per token, "
-    "letting the model combine what the different heads found."
-)
-st.latex(
-    rf"\mathrm{{MultiHead}} = \underbrace{{\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})}}"
-    rf"_{{{mh.concat.shape[0]}\times{mh.concat.shape[1]}}}\ "
-    rf"\underbrace{{W_O}}_{{{mh.w_o.shape[0]}\times{mh.w_o.shape[1]}}}"
-    rf" = \underbrace{{\mathrm{{output}}}}_{{{mh.output.shape[0]}\times{mh.output.shape[1]}}}"
-)
-show_figure(
-    heatmap(
-        mh.concat, rows=tokens, cols=concat_labels(n_heads, d_v),
+if deck.shows(1):
+    st.header("2. Concatenate, then mix with W_O")
+    st.markdown(
+        f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × "
+        f"{mh.concat.shape[1]} matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = "
+        f"{d_model} numbers per token, letting the model combine what the different heads found."
+    )
+    st.latex(
+        r"\mathrm{MultiHead} = \underbrace{\mathrm{Concat}(\mathrm{head}_1, \dots, "
+        rf"\mathrm{{head}}_{{{n_heads}}})}}_{{{mh.concat.shape[0]}\times{mh.concat.shape[1]}}}\ "
+        rf"\underbrace{{W_O}}_{{{mh.w_o.shape[0]}\times{mh.w_o.shape[1]}}}"
+        rf" = \underbrace{{\mathrm{{output}}}}_{{{mh.output.shape[0]}\times{mh.output.shape[1]}}}"
+    )
+    show_heatmap(
+        "mh_concat", mh.concat, rows=tokens, cols=concat_labels(n_heads, d_v),
         title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
         row_title="token", col_title="head.dimension", value_name="value", width_px=FULL_WIDTH_PX,
-    ),
-    key="mh_concat",
-)  # fmt: skip
-left, right = st.columns(2)
-with left:
-    show_figure(
-        heatmap(
-            mh.w_o, rows=concat_labels(n_heads, d_v), cols=dim_labels(d_model),
+    )
+    left, right = st.columns(2)
+    with left:
+        show_heatmap(
+            "mh_w_o", mh.w_o, rows=concat_labels(n_heads, d_v), cols=dim_labels(d_model),
             title=f"W_O: {mh.w_o.shape[0]} × {mh.w_o.shape[1]}", row_title="head.dimension",
             col_title="output dimension", value_name="w_o",
-        ),
-        key="mh_w_o",
-    )  # fmt: skip
-with right:
-    show_figure(
-        heatmap(
-            mh.output, rows=tokens, cols=dim_labels(d_model),
+        )
+    with right:
+        show_heatmap(
+            "mh_output", mh.output, rows=tokens, cols=dim_labels(d_model),
             title=f"Output: {mh.output.shape[0]} × {mh.output.shape[1]}", row_title="token",
             col_title="output dimension", value_name="output",
-        ),
-        key="mh_output",
-    )  # fmt: skip
-st.caption("Blue is negative, red is positive, white is 0.")
+        )
+    st.caption("Blue is negative, red is positive, white is 0.")

@@ -1,6 +1,7 @@
 """Real model: the attention heads of a real BERT model (all-MiniLM-L6-v2), offline.
 
-Head, model and neuron views in the spirit of bertviz, drawn with Plotly only.
+Head, model and neuron views in the spirit of bertviz, drawn with Plotly only. Every
+setting lives in the URL (?a=...&b=...&view=neuron&layer=3&head=1&query=10).
 """
 
 from __future__ import annotations
@@ -12,25 +13,48 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import model_figures as mf
-from attn_core import models, views
-from ui.charts import show_figure
+from attn_core import models, tables, views
+from attn_core.tables import Table
+from ui import quiz
+from ui.charts import show_figure, show_heatmap
 from ui.common import md_escape, show_tokens
 from ui.model_cache import try_load
+from ui.state import PageState, Param, clamp_index
 
 log = logging.getLogger(__name__)
 
+TIRED = "The animal didn't cross the street because it was too tired."
+CONGESTED = "The animal didn't cross the street because it was congested."
 PAIRS = {
     "time flies like an arrow / fruit flies like a banana": ("time flies like an arrow", "fruit flies like a banana"),
-    "The animal … too tired. / The animal … congested.": (
-        "The animal didn't cross the street because it was too tired.",
-        "The animal didn't cross the street because it was congested.",
-    ),
-    "One sentence: The animal … too tired.": ("The animal didn't cross the street because it was too tired.", ""),
+    "The animal … too tired. / The animal … congested.": (TIRED, CONGESTED),
+    "One sentence: The animal … too tired.": (TIRED, ""),
     "One sentence: The cat sat on the mat.": ("The cat sat on the mat.", ""),
 }
 VIEWS = ("Head view", "Model view", "Neuron view", "Summaries", "Reproduce a head")
+VIEW_NAMES = {"head": "Head view", "model": "Model view", "neuron": "Neuron view", "summaries": "Summaries",
+              "reproduce": "Reproduce a head"}  # fmt: skip
 MAX_CHARS = 6000  # about 512 tokens of English fit comfortably
-BIG_T = 128  # above this, the head view starts with a higher threshold
+LAYERS, HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
+IT_HEAD = (3, 1)  # the head the page suggests for "it"; what it does is computed below, not written here
+STATE = PageState("rm", (
+    Param("model", models.DEFAULT_MODEL, "choice", choices=models.ALLOWED_MODELS),
+    Param("a", PAIRS["time flies like an arrow / fruit flies like a banana"][0], "text", max_chars=MAX_CHARS),
+    Param("b", PAIRS["time flies like an arrow / fruit flies like a banana"][1], "text", max_chars=MAX_CHARS,
+          allow_empty=True),
+    Param("view", "head", "choice", choices=tuple(VIEW_NAMES)),
+    Param("layer", 0, "int", lo=0, hi=LAYERS - 1),
+    Param("heads", list(range(HEADS)), "ints", lo=0, hi=HEADS - 1),
+    Param("focus", None, "index"),
+    Param("region", "All", "choice", choices=mf.REGIONS),
+    Param("hide", False, "bool"),
+    Param("threshold", 0.05, "float", lo=0.01, hi=1.0, step=0.01),
+    Param("head", 0, "int", lo=0, hi=HEADS - 1),
+    Param("query", 1, "index"),
+    Param("predict", False, "bool"),
+))  # fmt: skip
+K = STATE.key
+KEEP = {"persist_state": "page"}  # a view's pickers keep their values while another view is shown
 
 
 # --------------------------------------------------------------------------- running the model (cached)
@@ -43,57 +67,65 @@ def _attend(
     return models.extract_attentions(_loaded, sentence_a, sentence_b, models.MAX_TOKENS)
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def _it_rows(_loaded: models.LoadedModel, name: str, layer: int, head: int) -> dict[str, dict]:
+    """Where "it" looks in each animal sentence alone, in one head: its tokens, its attention
+    row, and the weights on "animal" and "street"."""
+    out = {}
+    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
+        att = models.extract_attentions(_loaded, text)
+        it = att.tokens.index("it")
+        row = att.attentions[layer, head, it].astype(np.float64)
+        out[label] = {
+            "tokens": att.tokens, "row": row, "animal": float(row[att.tokens.index("animal")]),
+            "street": float(row[att.tokens.index("street")]), "top": att.tokens[int(np.argmax(row))],
+        }  # fmt: skip
+    return out
+
+
+def it_caption(rows: dict[str, dict], layer: int, head: int) -> str:
+    """The suggestion for the animal pair, stated from the model's own numbers."""
+    tired, cong = rows["tired"], rows["congested"]
+    still = (
+        "“animal” still gets the most weight, so this one head does not settle what “it” refers to"
+        if cong["top"] == "animal"
+        else f"the most weight now goes to “{md_escape(cong['top'])}”"
+    )
+    return (
+        f"Try the animal sentences one at a time, focus on “it” and look at layer {layer}, head {head}: with "
+        f"“tired”, “it” puts {tired['animal']:.2f} of its weight on “animal” ({tired['street']:.2f} on "
+        f"“street”); with “congested”, {cong['animal']:.2f} on “animal” and {cong['street']:.2f} on “street”. "
+        f"In the congested case {still}."
+    )
+
+
 # --------------------------------------------------------------------------- widgets
 
 
-def _valid_state(key: str, allowed: list) -> None:
-    """Forget a widget value that the new input no longer offers (e.g. token 40 of 12)."""
-    if key not in st.session_state:
-        return
-    value = st.session_state[key]
-    if isinstance(value, list):
-        if any(v not in allowed for v in value):
-            st.session_state[key] = [v for v in value if v in allowed]
-    elif value not in allowed:
-        del st.session_state[key]
+def _sentences() -> tuple[str, str]:
+    def _use_preset() -> None:
+        choice = st.session_state.get("rm_preset")
+        if choice:
+            st.session_state[K("a")], st.session_state[K("b")] = PAIRS[choice]
 
-
-def _pick_index(label: str, n: int, key: str, fmt, *, default: int = 0) -> int:
-    """A selectbox of 0..n-1 whose choice survives views that do not show it."""
-    _valid_state(key, list(range(n)))
-    kept = st.session_state.get(f"{key}_kept", default)
-    index = kept if 0 <= kept < n else min(default, n - 1)
-    value = st.selectbox(label, list(range(n)), index=index, key=key, format_func=fmt)
-    st.session_state[f"{key}_kept"] = value
-    return value
+    st.selectbox(
+        "Examples", list(PAIRS), index=None, placeholder="Pick an example…", key="rm_preset", on_change=_use_preset
+    )
+    col_a, col_b = st.columns(2)
+    with col_a:
+        a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=90)
+    with col_b:
+        b = st.text_area("Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=90)
+    return a or "", b or ""
 
 
 def _token_name(tokens: list[str]):
     return lambda i: "all tokens" if i is None else f"{i}: {tokens[i]}"
 
 
-def _sentences() -> tuple[str, str]:
-    if "rm_a" not in st.session_state:
-        st.session_state["rm_a"], st.session_state["rm_b"] = next(iter(PAIRS.values()))
-
-    def _use_preset() -> None:
-        choice = st.session_state.get("rm_preset")
-        if choice:
-            st.session_state["rm_a"], st.session_state["rm_b"] = PAIRS[choice]
-
-    st.selectbox(
-        "Examples", list(PAIRS), index=None, placeholder="Pick an example…", key="rm_preset", on_change=_use_preset
-    )
-    st.caption(
-        "Try the animal pair: in the head view, focus on the token “it” and compare where it looks when the "
-        "street is congested and when the animal is tired (layers 4 and 5 are a good place to start)."
-    )
-    col_a, col_b = st.columns(2)
-    with col_a:
-        a = st.text_area("Sentence A", key="rm_a", max_chars=MAX_CHARS, height=90)
-    with col_b:
-        b = st.text_area("Sentence B (optional)", key="rm_b", max_chars=MAX_CHARS, height=90)
-    return a or "", b or ""
+def _head_picker(column, n_heads: int) -> int:
+    with column:
+        return st.selectbox("Head", range(n_heads), key=K("head"), format_func=lambda h: f"head {h}", **KEEP)
 
 
 # --------------------------------------------------------------------------- the views
@@ -101,29 +133,25 @@ def _sentences() -> tuple[str, str]:
 
 def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
     T, H = att.T, att.n_heads
-    c1, c2 = pickers[1], pickers[2]
-    with c1:
-        _valid_state("rm_heads", list(range(H)))
-        heads = st.multiselect(
-            "Heads", list(range(H)), default=list(range(H)), key="rm_heads", format_func=lambda h: f"head {h}"
-        )
-    with c2:
-        _valid_state("rm_focus", [None, *range(T)])
-        query = st.selectbox("Focus on a query token", [None, *range(T)], key="rm_focus",
-                             format_func=_token_name(att.tokens))  # fmt: skip
+    with pickers[1]:
+        st.session_state[K("heads")] = [h for h in STATE.value("heads") if h < H]
+        heads = st.multiselect("Heads", list(range(H)), key=K("heads"), format_func=lambda h: f"head {h}", **KEEP)
+    with pickers[2]:
+        st.session_state[K("focus")] = clamp_index(STATE.value("focus"), T, None)
+        query = st.selectbox("Focus on a query token", [None, *range(T)], key=K("focus"),
+                             format_func=_token_name(att.tokens), **KEEP)  # fmt: skip
     c3, c4, c5 = st.columns([2, 1, 2])
     with c3:
         if att.sentence_b_start is not None:
-            region = st.radio("Which lines", mf.REGIONS, horizontal=True, key="rm_region",
+            region = st.radio("Which lines", mf.REGIONS, horizontal=True, key=K("region"), **KEEP,
                               help="A→B: queries in sentence A attending to keys in sentence B.")  # fmt: skip
         else:
             region = "All"
             st.caption("Add a sentence B to filter lines by A→A, B→B, A→B or B→A.")
     with c4:
-        hide_special = st.checkbox("Hide [CLS] and [SEP]", key="rm_hide")
+        hide_special = st.checkbox("Hide [CLS] and [SEP]", key=K("hide"), **KEEP)
     with c5:
-        threshold = st.slider("Hide lines fainter than", 0.01, 1.0, 0.05 if T <= BIG_T else 0.2, 0.01,
-                              key="rm_threshold")  # fmt: skip
+        threshold = st.slider("Hide lines fainter than", 0.01, 1.0, step=0.01, key=K("threshold"), **KEEP)
     if not heads:
         st.info("Pick at least one head to draw its lines.")
         return
@@ -132,12 +160,17 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         sentence_b_start=att.sentence_b_start, hide=att.special if hide_special else None,
         title=f"Head view, layer {layer}",
     )  # fmt: skip
-    show_figure(fig, key="rm_head_view")
+    shown = att.attentions[layer, heads].astype(np.float64).mean(axis=0)  # (T, T) the chosen heads' mean
+    names = ", ".join(str(h) for h in heads) if len(heads) < H else "all heads"
+    table = Table(shown, att.tokens, att.tokens, name=f"Layer {layer}, mean of {names}", kind="weights",
+                  row_title="query", col_title="key")  # fmt: skip
+    show_figure(fig, "rm_head_view", table=table, focus_row=query)
     st.markdown(
         "Each line joins a token on the left (the **query**, doing the looking) to a token on the right "
         "(the **key**, being looked at). The darker the line, the larger the attention weight; every "
         "head has its own colour. Each left token's lines in one head add up to 1, so a token that "
-        "sends all its attention to one place draws one dark line."
+        "sends all its attention to one place draws one dark line. The table under the chart holds the "
+        "mean of the chosen heads."
     )
     if hide_special:
         st.caption(
@@ -146,48 +179,78 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         )
 
 
+def _sinks(att: models.ModelAttention) -> str:
+    """What the model's heads do with [CLS] and [SEP] on this input, counted from its attentions."""
+    n = att.n_layers * att.n_heads
+    cls, sep = views.sink_heads(att.attentions, 0), views.sink_heads(att.attentions, att.T - 1)
+    return (
+        f"On this input, {cls} of the {n} heads put more than half of their attention (averaged over the "
+        f"query tokens) on [CLS], and {sep} on the final [SEP]. Such a “sink” is where a head puts its weight "
+        "when nothing in the sentence is what it looks for."
+    )
+
+
 def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
-    with pickers[1]:
-        head = _pick_index("Head", att.n_heads, "rm_head", lambda h: f"head {h}")
+    head = _head_picker(pickers[1], att.n_heads)
     grid = mf.thumbnail_grid(
         att.attentions, title="Model view: every head, layers (rows) × heads (columns)",
         row_names=[f"layer {i}" for i in range(att.n_layers)], col_names=[f"h{h}" for h in range(att.n_heads)],
         selected=(layer, head),
     )  # fmt: skip
-    show_figure(grid, key="rm_model_view")
+    on_cls = views.attention_to(att.attentions, 0)  # (L, H)
+    table = Table(on_cls, [f"layer {i}" for i in range(att.n_layers)], [f"head {h}" for h in range(att.n_heads)],
+                  name="Share of each head's attention on [CLS]", kind="signed", row_title="layer",
+                  col_title="head")  # fmt: skip
+    show_figure(grid, "rm_model_view", table=table)
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
         f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
-        "token, some at [SEP], some spread their attention over the whole sentence."
+        "token, some spread their attention over the whole sentence. " + _sinks(att)
+        + " The table under the chart gives each head's share on [CLS]."
     )
-    big = mf.attention_heatmap(att.attentions[layer, head], att.tokens, att.tokens, width_px=fg.FULL_WIDTH_PX,
-                               title=f"Layer {layer}, head {head}: attention weights")  # fmt: skip
-    show_figure(big, key="rm_model_big")
+    show_heatmap(
+        "rm_model_big", att.attentions[layer, head], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
+        kind="weights", width_px=fg.FULL_WIDTH_PX, title=f"Layer {layer}, head {head}: attention weights",
+        row_title="query", col_title="key",
+    )  # fmt: skip
 
 
 def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
-    with pickers[1]:
-        head = _pick_index("Head", att.n_heads, "rm_head", lambda h: f"head {h}")
+    head = _head_picker(pickers[1], att.n_heads)
     with pickers[2]:
-        query = _pick_index("Query token", att.T, "rm_query", _token_name(att.tokens), default=1)
+        st.session_state[K("query")] = clamp_index(STATE.value("query"), att.T, min(1, att.T - 1))
+        query = st.selectbox("Query token", range(att.T), key=K("query"), format_func=_token_name(att.tokens),
+                             **KEEP)  # fmt: skip
     nv = views.neuron_view(att.queries, att.keys, layer, head, query)
     figs = mf.neuron_figures(nv, att.tokens, layer=layer, head=head)
+    dims = fg.dim_labels(nv.d_k)
+    token = att.tokens[query]
     st.markdown(
         f"How one query becomes one row of attention. The query vector **q** of token {query} "
-        f"(d_k = {att.d_k} numbers) is compared with the key vector **k** of every token: "
+        f"(d_k = {nv.d_k} numbers) is compared with the key vector **k** of every token: "
         "multiply them number by number (q∘k), add up each row (q·k), divide by √d_k and take the softmax."
     )
+    tables_ = {
+        "q": Table(nv.q[None, :], [token], dims, name="q, the query vector", row_title="query",
+                   col_title="dimension"),
+        "k": Table(nv.k, att.tokens, dims, name="k, every key vector", row_title="key", col_title="dimension"),
+        "qk": Table(nv.qk, att.tokens, dims, name="q∘k, elementwise products", row_title="key",
+                    col_title="dimension"),
+        "scores": Table(nv.scores[None, :], [token], att.tokens, name="q·k for every key", kind="bars",
+                        row_title="query", col_title="key"),
+        "weights": Table(nv.weights[None, :], [token], att.tokens, name="The attention row", kind="bars",
+                         row_title="query", col_title="key"),
+    }  # fmt: skip
     for name in ("q", "k", "qk", "scores", "weights"):
-        show_figure(figs[name], key=f"rm_neuron_{name}")
+        show_figure(figs[name], f"rm_neuron_{name}", table=tables_[name])
     j = nv.top
     st.latex(
         rf"q_{{{query}}}\cdot k_{{{j}}} = {nv.scores[j]:.3f},\quad "
-        rf"\frac{{{nv.scores[j]:.3f}}}{{\sqrt{{{att.d_k}}}}} = {nv.scaled[j]:.3f},\quad "
+        rf"\frac{{{nv.scores[j]:.3f}}}{{\sqrt{{{nv.d_k}}}}} = {nv.scaled[j]:.3f},\quad "
         rf"\mathrm{{softmax}}_{{{j}}} = {nv.weights[j]:.3f}"
     )
-    st.caption(f"Token {query} is “{md_escape(att.tokens[query])}”; it attends most to token {j}, "
-               f"“{md_escape(att.tokens[j])}”.")  # fmt: skip
+    st.caption(f"Token {query} is “{md_escape(token)}”; it attends most to token {j}, “{md_escape(att.tokens[j])}”.")
 
 
 def summaries(att: models.ModelAttention, layer: int) -> None:
@@ -198,7 +261,9 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
         np.stack([means, rolled]), title="Per layer: the mean over heads, and the rollout up to that layer",
         row_names=["mean", "rollout"], col_names=names, selected=(0, layer),
     )  # fmt: skip
-    show_figure(grid, key="rm_means")
+    on_cls = np.stack([means[:, :, 0].mean(axis=1), rolled[:, :, 0].mean(axis=1)])  # (2, L)
+    show_figure(grid, "rm_means", table=Table(on_cls, ["mean", "rollout"], names, name="Share on [CLS] per layer",
+                                               kind="signed", row_title="summary", col_title="layer"))
     st.markdown(
         "Averaging the heads of a layer shows where that layer as a whole moves information. "
         "**Attention rollout** (Abnar & Zuidema, 2020) follows it through the layers: each layer's "
@@ -208,16 +273,15 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
     )
     c1, c2 = st.columns(2)
     with c1:
-        show_figure(mf.attention_heatmap(means[layer], att.tokens, att.tokens,
-                                         title=f"Layer {layer}: mean over heads"), key="rm_mean_big")  # fmt: skip
+        show_heatmap("rm_mean_big", means[layer], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
+                     kind="weights", title=f"Layer {layer}: mean over heads", row_title="query", col_title="key")
     with c2:
-        show_figure(mf.attention_heatmap(rolled[layer], att.tokens, att.tokens,
-                                         title=f"Rollout through layer {layer}"), key="rm_rollout_big")  # fmt: skip
+        show_heatmap("rm_rollout_big", rolled[layer], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
+                     kind="weights", title=f"Rollout through layer {layer}", row_title="query", col_title="key")
 
 
 def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, pickers: list) -> None:
-    with pickers[1]:
-        head = _pick_index("Head", att.n_heads, "rm_head", lambda h: f"head {h}")
+    head = _head_picker(pickers[1], att.n_heads)
     real = models.real_head(att, models.head_weights(loaded, layer, head), layer, head)
     steps = models.reproduce(real)
     err = models.reproduction_error(real, steps)
@@ -235,26 +299,52 @@ def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int
     )
     c1, c2 = st.columns(2)
     with c1:
-        show_figure(mf.attention_heatmap(steps.weights, att.tokens, att.tokens,
-                                         title="attn_core, float64"), key="rm_repro_ours")  # fmt: skip
+        show_heatmap("rm_repro_ours", steps.weights, rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
+                     kind="weights", title="attn_core, float64", row_title="query", col_title="key")
     with c2:
-        show_figure(mf.attention_heatmap(real.model_weights, att.tokens, att.tokens,
-                                         title="The model's own attention"), key="rm_repro_model")  # fmt: skip
+        show_heatmap("rm_repro_model", real.model_weights, rows=att.tokens, cols=att.tokens,
+                     builder=mf.attention_heatmap, kind="weights", title="The model's own attention",
+                     row_title="query", col_title="key")  # fmt: skip
+
+
+def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
+    """Predict, then reveal: where does "it" look in each animal sentence, in this layer and head?"""
+    rows = _it_rows(loaded, loaded.name, layer, head)
+    st.markdown(f"**Predict first: where does “it” look?** Layer {layer}, head {head}, each sentence on its own.")
+    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
+        tokens, row = rows[label]["tokens"], rows[label]["row"]
+        with st.container(border=True):
+            quiz.ask(quiz.Question(
+                key=f"rm_quiz_{label}",
+                prompt=f"In “{text}”, which token does “it” give the most weight?",
+                options=tuple(f"{n}: {t}" for n, t in enumerate(tokens)),
+                answer=int(np.argmax(row)), value=float(row.max()), value_label="its weight",
+            ))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the page
 
+STATE.start()
 st.title("Real model: the attention heads of BERT")
 st.markdown(
-    "Everything so far used small random weights. Here the weights come from a trained model, "
-    "all-MiniLM-L6-v2 (a small BERT with 6 layers of 12 heads), which runs on this computer with no "
-    "network. Type one or two sentences and look at its heads from several angles."
+    "The other pages use small random weights (Step by step can also borrow one real head). Here every "
+    "weight comes from a trained model, all-MiniLM-L6-v2 (a small BERT with 6 layers of 12 heads), which "
+    "runs on this computer with no network. Type one or two sentences and look at its heads from several angles."
 )
 
 name = st.selectbox(
-    "Model", models.ALLOWED_MODELS, key="rm_model",
+    "Model", models.ALLOWED_MODELS, key=K("model"),
     format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
 )  # fmt: skip
+text_a, text_b = _sentences()
+view_key = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
+predict = st.toggle("Predict first", key=K("predict"),
+                    help="Guess where “it” looks in the two animal sentences before the model shows it.")
+pickers = st.columns(3)
+with pickers[0]:
+    layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
+STATE.sync()
+
 loaded, problem = try_load(name)
 if problem and name != models.DEFAULT_MODEL:
     st.error(f"{md_escape(problem)} Showing the embedded model instead.")
@@ -271,8 +361,9 @@ st.caption(
 )
 if loaded.fallback:
     st.warning(md_escape(loaded.fallback))
+if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
+    st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
 
-text_a, text_b = _sentences()
 if not text_a.strip():
     st.info("Type a sentence A above (it is empty), or pick an example, to see the model's attention.")
     st.stop()
@@ -302,11 +393,17 @@ st.caption(
     "outside its vocabulary become [UNK]."
     + (" Some of this input became [UNK]." if "[UNK]" in att.tokens else "")
 )
+st.download_button(
+    "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)", icon=":material/download:",
+    data=lambda: tables.to_npz({"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
+                               {"model": loaded.name, "sentence_a": text_a, "sentence_b": sentence_b}),
+    file_name="attentions.npz", mime="application/octet-stream", on_click="ignore", key="rm_npz",
+)  # fmt: skip
 
-view = st.radio("View", VIEWS, horizontal=True, key="rm_view")
-pickers = st.columns(3)
-with pickers[0]:
-    layer = _pick_index("Layer", att.n_layers, "rm_layer", lambda i: f"layer {i}")
+layer = min(layer, att.n_layers - 1)
+if predict:
+    predict_it(loaded, min(layer, loaded.n_layers - 1), min(STATE.value("head"), loaded.n_heads - 1))
+view = VIEW_NAMES[view_key]
 if view == "Head view":
     head_view(att, layer, pickers)
 elif view == "Model view":

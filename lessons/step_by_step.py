@@ -1,9 +1,9 @@
 """Step by step: one attention head on your sentence, from the tokens to the output Z.
 
-Widgets -> one cached attn_core call -> figure builders. The settings can come from the
-URL (?text=...&d_model=16&d_k=4&seed=0&scale=1&x100=0&causal=0&pos=1&weights=random&layer=0
-&head=0), so a teacher can share a link; every value read from it is validated and clamped,
-and garbage gives the defaults. The page writes its current settings back into the URL.
+Widgets -> one cached attn_core call -> figure builders. Every setting lives in the URL
+(?text=...&d_k=8&causal=1&weights=real&layer=3&head=1&i=8&j=2&step=4), validated and
+clamped, so a teacher can share a link to exactly this view (and, in presenter mode, to
+one step).
 
 The weights are seeded random ones (NumPy only) unless the user picks a real head of the
 embedded model; only then are torch and transformers imported, through ui.model_cache.
@@ -13,78 +13,53 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import streamlit as st
 
 from attn_core import figures as fg
+from attn_core import tables
 from attn_core import walkthrough as wt
-from ui.charts import show_figure
-from ui.common import (
-    MAX_CHARS,
-    MAX_TOKENS,
-    PRESETS,
-    checked_tokens,
-    md_escape,
-    sentence_input,
-    show_tokens,
-)
+from attn_core.tables import Table
+from ui import present, quiz
+from ui.charts import show_figure, show_heatmap, table_name
+from ui.common import MAX_CHARS, MAX_TOKENS, PRESETS, checked_tokens, md_escape, sentence_input, show_tokens
 from ui.model_cache import try_load
+from ui.state import PageState, Param, clamp_index
 
-KEY = "sbs"  # prefix of every widget and chart key on this page
-D_MODEL = (2, 64, 16)  # (min, max, default)
-D_K = (1, 64, 4)
-SEED = (0, 9999, 0)
-TOGGLES = {  # URL name -> (label, default)
-    "scale": ("Divide the scores by √d_k", True),
-    "x100": ("Multiply the scores by 100", False),
-    "causal": ("Causal mask (no looking ahead)", False),
-    "pos": ("Add positional encoding", True),
-}
 SOURCES = {"random": "Random (seeded)", "real": "A real head of all-MiniLM-L6-v2"}  # URL value -> label
 REAL_LAYERS, REAL_HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-
-
-# --------------------------------------------------------------------------- the URL
-
-
-def _int_param(name: str, lo: int, hi: int, default: int) -> int:
-    """An integer from the URL, clamped into [lo, hi]; the default when it is not one."""
-    try:
-        return min(max(int(str(st.query_params.get(name)).strip()), lo), hi)
-    except (TypeError, ValueError):
-        return default
-
-
-def _bool_param(name: str, default: bool) -> bool:
-    raw = str(st.query_params.get(name, "")).strip().lower()
-    return True if raw in _TRUE else False if raw in _FALSE else default
-
-
-def _start_from_url() -> None:
-    """On a session's first run, start the widgets from the URL (validated and clamped)."""
-    state = st.session_state
-    text = str(st.query_params.get("text", ""))[:MAX_CHARS]
-    state.setdefault(f"{KEY}_sentence_text", text if text.strip() else PRESETS[0])
-    state.setdefault(f"{KEY}_d_model", _int_param("d_model", *D_MODEL))
-    state.setdefault(f"{KEY}_d_k", _int_param("d_k", *D_K))
-    state.setdefault(f"{KEY}_seed", _int_param("seed", *SEED))
-    for name, (_, default) in TOGGLES.items():
-        state.setdefault(f"{KEY}_{name}", _bool_param(name, default))
-    source = str(st.query_params.get("weights", "")).strip().lower()
-    state.setdefault(f"{KEY}_weights", source if source in SOURCES else "random")
-    state.setdefault(f"{KEY}_layer", _int_param("layer", 0, REAL_LAYERS - 1, 0))
-    state.setdefault(f"{KEY}_head", _int_param("head", 0, REAL_HEADS - 1, 0))
-
-
-def _write_url(values: dict[str, str]) -> None:
-    """Keep the address bar in step with the widgets, so it can be copied and shared."""
-    for name, value in values.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
+TOGGLES = {  # URL name -> label
+    "scale": "Divide the scores by √d_k",
+    "x100": "Multiply the scores by 100",
+    "causal": "Causal mask (no looking ahead)",
+    "pos": "Add positional encoding",
+}
+STEPS = (
+    "Tokens", "X, one vector per token", "The weight matrices W_q, W_k, W_v", "Queries, keys and values",
+    "The scores QKᵀ", "Scaled scores", "Masked scores", "Attention weights (softmax)", "The output Z",
+    "One cell, worked through",
+)  # fmt: skip
+STATE = PageState("sbs", (
+    Param("text", PRESETS[0], "text", max_chars=MAX_CHARS),
+    Param("d_model", 16, "int", lo=2, hi=64),
+    Param("d_k", 4, "int", lo=1, hi=64),
+    Param("seed", 0, "int", lo=0, hi=9999),
+    Param("scale", True, "bool"),
+    Param("x100", False, "bool"),
+    Param("causal", False, "bool"),
+    Param("pos", True, "bool"),
+    Param("weights", "random", "choice", choices=tuple(SOURCES)),
+    Param("layer", 0, "int", lo=0, hi=REAL_LAYERS - 1),
+    Param("head", 0, "int", lo=0, hi=REAL_HEADS - 1),
+    Param("i", 2, "index"),
+    Param("j", 1, "index"),
+    Param("predict", False, "bool"),
+    Param("step", 1, "int", lo=1, hi=len(STEPS)),
+))  # fmt: skip
+K = STATE.key
 
 
 # --------------------------------------------------------------------------- the engine
@@ -125,6 +100,17 @@ def compute_real(_loaded, name: str, text: str, layer: int, head: int, scale: bo
     )
 
 
+def all_steps_npz(lesson: wt.Lesson, settings: dict) -> bytes:
+    """Every step of the run as one .npz, with the settings as JSON."""
+    s, w = lesson.steps, lesson.source.weights
+    names = ("x", "q", "k", "v", "scores", "scaled", "masked", "weights", "output")
+    arrays = {name: getattr(s, name) for name in names}
+    weights = {"w_q": w.w_q, "w_k": w.w_k, "w_v": w.w_v, "b_q": w.b_q, "b_k": w.b_k, "b_v": w.b_v}
+    arrays |= {name: value for name, value in weights.items() if value is not None}
+    arrays["tokens"] = np.array(lesson.tokens, dtype=str)
+    return tables.to_npz(arrays, settings)
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -142,15 +128,20 @@ def _dims(n: int) -> list[str]:
 
 
 def _matrix(name: str, z, title: str, rows: list[str], cols: list[str], **kwargs) -> None:
-    """One labelled heatmap with a stable chart key."""
-    show_figure(fg.heatmap(z, rows=rows, cols=cols, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs),
-                key=f"{KEY}_fig_{name}")
+    """One labelled heatmap, as wide as the page, with a stable chart key and its table."""
+    show_heatmap(f"sbs_fig_{name}", z, rows=rows, cols=cols, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
 
 
 def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
-    """Matrices that share their rows, side by side in one chart with a stable key."""
-    show_figure(fg.heatmap_panels(panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs),
-                key=f"{KEY}_fig_{name}")
+    """Matrices that share their rows, side by side in one chart; their table puts the panels
+    side by side too (columns "W_q 0", "W_q 1", ...)."""
+    fig = fg.heatmap_panels(panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
+    values = np.concatenate([z for _, z in panels], axis=1)  # (n_rows, sum of widths)
+    cols = [f"{label} {c}" for label, z in panels for c in range(z.shape[1])]
+    row_labels = rows if rows is not None else [str(r) for r in range(values.shape[0])]
+    table = Table(values, row_labels, cols, name=table_name(title), kind="signed",
+                  row_title=kwargs.get("row_title", "row"), col_title="matrix and column")
+    show_figure(fig, key=f"sbs_fig_{name}", table=table)
 
 
 def _factor_latex(lesson: wt.Lesson) -> str:
@@ -162,7 +153,32 @@ def _factor_latex(lesson: wt.Lesson) -> str:
     return rf"\tilde S = {top} \qquad (\text{{not divided by }} \sqrt{{d_k}})"
 
 
+def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
+    """What the page says about repeated words, from the run's own numbers."""
+    if not stats.repeats:
+        return (
+            "This sentence repeats no word exactly. Case counts here: “The” and “the” are different words "
+            "with different vectors. Pick the example “the cat sat on the mat” to see an exact repeat."
+        )
+    token, where, identical = stats.repeats[0]
+    places = " and ".join(str(n) for n in where)
+    if positional:
+        return (
+            f"“{md_escape(_short(token))}” appears at positions {places}: the same word vector, but a different "
+            "position vector is added, so its rows of X differ."
+        )
+    same = "are identical" if identical else "differ"
+    return (
+        f"“{md_escape(_short(token))}” appears at positions {places}, and with positions off its rows of X "
+        f"{same}: attention alone cannot tell where a word stands. (Case counts: “The” and “the” are "
+        "different words here.)"
+    )
+
+
 # --------------------------------------------------------------------------- the page
+
+STATE.start()
+deck = present.Deck(STEPS, step_key=K("step"), noun="Step", counted=9)
 
 st.title("Self-attention, step by step")
 st.markdown(
@@ -170,46 +186,40 @@ st.markdown(
     "token vectors X to the output Z. Change a setting in the sidebar and every number below is "
     "recomputed; the address bar keeps the settings, so you can copy it to share this exact view."
 )
-
-_start_from_url()
-text = sentence_input(key=f"{KEY}_sentence")
+text = sentence_input(K("text"))
 with st.sidebar:
     st.header("Settings")
     source_kind = st.radio(
-        "Weights", list(SOURCES), format_func=SOURCES.get, key=f"{KEY}_weights",
+        "Weights", list(SOURCES), format_func=SOURCES.get, key=K("weights"),
         help="Random weights are a head before any training. A real head is one of the 72 trained heads of a "
         "small BERT model; it loads the model the first time (a few seconds).",
     )  # fmt: skip
     real_head = source_kind == "real"
     if real_head:
-        layer = st.selectbox("Layer", range(REAL_LAYERS), format_func=lambda n: f"layer {n}", key=f"{KEY}_layer")
-        head = st.selectbox("Head", range(REAL_HEADS), format_func=lambda n: f"head {n}", key=f"{KEY}_head")
+        layer = st.selectbox("Layer", range(REAL_LAYERS), format_func=lambda n: f"layer {n}", key=K("layer"))
+        head = st.selectbox("Head", range(REAL_HEADS), format_func=lambda n: f"head {n}", key=K("head"))
         st.caption(
             "Try layer 3, head 1 with the two animal/street examples, and pick “it” as the query token in "
             "“One cell, worked through”: with “tired”, “it” looks mostly at “animal”; with “congested”, "
-            "much less so, and more at “street”."
+            "much less so, though “animal” still gets the most weight."
         )
     else:
-        layer, head = st.session_state[f"{KEY}_layer"], st.session_state[f"{KEY}_head"]
+        layer, head = STATE.value("layer"), STATE.value("head")
     fixed = " (set by the model while a real head is shown)" if real_head else ""
-    d_model = st.slider(f"d_model (size of each token vector){fixed}", D_MODEL[0], D_MODEL[1], key=f"{KEY}_d_model",
-                        disabled=real_head)  # fmt: skip
-    d_k = st.slider(f"d_k (size of queries and keys){fixed}", D_K[0], D_K[1], key=f"{KEY}_d_k", disabled=real_head)
-    seed = int(st.number_input("Seed (random weights)", SEED[0], SEED[1], step=1, key=f"{KEY}_seed",
-                               disabled=real_head))  # fmt: skip
+    d_model = st.slider(f"d_model (size of each token vector){fixed}", 2, 64, key=K("d_model"), disabled=real_head)
+    d_k = st.slider(f"d_k (size of queries and keys){fixed}", 1, 64, key=K("d_k"), disabled=real_head)
+    seed = int(st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=real_head))
     flags = {
-        name: st.toggle(label, key=f"{KEY}_{name}", disabled=real_head and name == "pos")
-        for name, (label, _) in TOGGLES.items()
+        name: st.toggle(label, key=K(name), disabled=real_head and name == "pos") for name, label in TOGGLES.items()
     }
-
-_write_url({
-    "text": text, "d_model": str(d_model), "d_k": str(d_k), "seed": str(seed),
-    **{name: str(int(on)) for name, on in flags.items()},
-    "weights": source_kind, "layer": str(layer), "head": str(head),
-})  # fmt: skip
+    predict = st.toggle(
+        "Predict first", key=K("predict"),
+        help="Hide the attention weights until you have guessed which key a token looks at most, and how much.",
+    )
 
 checked = checked_tokens(text)
 if checked is None:
+    STATE.sync()
     st.stop()  # after the sidebar: an empty box hides no other input
 tokens = tuple(checked)
 model_error = None
@@ -232,9 +242,12 @@ else:
     lesson = compute(tokens, d_model, d_k, seed, flags["pos"], flags["scale"], flags["x100"], flags["causal"])
 steps, stats = lesson.steps, lesson.stats
 T, labels = len(tokens), list(tokens)
-d_model, d_k = steps.x.shape[1], steps.d_k
+d_model, d_k, d_v = steps.x.shape[1], steps.d_k, steps.v.shape[1]
 score_fmt = ".2f" if stats.max_abs_score < 100 else ".3g"
 biases = lesson.source.weights.b_q is not None
+for name, default in (("i", min(2, T - 1)), ("j", min(1, T - 1))):  # token pickers stay inside this sentence
+    st.session_state[K(name)] = clamp_index(STATE.value(name), T, default)
+STATE.sync()
 
 if real_head:
     same = flags["scale"] and not flags["x100"] and not flags["causal"]
@@ -245,170 +258,224 @@ if real_head:
                                  "from the model's on purpose.")
     )  # fmt: skip
 
+deck.nav()
+
+hidden = False  # the weights, Z and the worked softmax, while a prediction waits to be revealed
+HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
+
 # Step 1 -------------------------------------------------------------------------------
-st.subheader("Step 1 · Tokens")
-if real_head:
-    st.markdown(
-        "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
-        "(## marks a part that continues a word), and adds [CLS] at the start and [SEP] at the end. Every "
-        "position is its own token, so a repeated word gets separate rows in every matrix below."
-    )
-else:
-    st.markdown(
-        "The sentence is cut into tokens: words and punctuation marks. Every position is its own "
-        "token, so a word that appears twice (like *the*) gets two separate rows in every matrix below."
-    )
-st.latex(rf"T = {T} \text{{ tokens}}")
-show_tokens(labels)
+if deck.shows(0):
+    st.subheader("Step 1 · Tokens")
+    if real_head:
+        st.markdown(
+            "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
+            "(## marks a part that continues a word), and adds [CLS] at the start and [SEP] at the end. Every "
+            "position is its own token, so a repeated word gets separate rows in every matrix below."
+        )
+    else:
+        st.markdown(
+            "The sentence is cut into tokens: words and punctuation marks. Every position is its own token, so "
+            "a word that appears twice gets two separate rows in every matrix below. "
+            + _repeats_sentence(stats, flags["pos"])
+        )
+    st.latex(rf"T = {T} \text{{ tokens}}")
+    show_tokens(labels)
 
 # Step 2 -------------------------------------------------------------------------------
-st.subheader("Step 2 · X, one vector per token")
-if real_head:
-    st.markdown(
-        f"X is what layer {layer} receives: "
-        + ("the model's embeddings (a learned vector per token, plus learned position and segment vectors, "
-           "then normalised)." if layer == 0 else f"the output of layer {layer - 1}, so every row already "
-           "carries information mixed in from other tokens.")
-        + f" Each row has d_model = {d_model} numbers."
-    )  # fmt: skip
-    st.latex(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
-elif flags["pos"]:
-    st.markdown(
-        "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
-        "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
-        "position P is added, so the same word at two places ends up with two different rows."
-    )
-    st.latex(rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}")
-else:
-    st.markdown(
-        "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
-        "off, so a repeated word gets identical rows: attention alone cannot tell where a word stands."
-    )
-    st.latex(rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}")
-_matrix("x", steps.x, f"Step 2: X ({T}×{d_model})", labels, _dims(d_model), row_title="token",
-        col_title="d_model dimension", show_values=T <= SMALL and d_model <= SMALL_WIDE)  # fmt: skip
+if deck.shows(1):
+    st.subheader("Step 2 · X, one vector per token")
+    if real_head:
+        st.markdown(
+            f"X is what layer {layer} receives: "
+            + ("the model's embeddings (a learned vector per token, plus learned position and segment vectors, "
+               "then normalised)." if layer == 0 else f"the output of layer {layer - 1}, so every row already "
+               "carries information mixed in from other tokens.")
+            + f" Each row has d_model = {d_model} numbers."
+        )  # fmt: skip
+        st.latex(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
+    elif flags["pos"]:
+        st.markdown(
+            "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
+            "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
+            "position is added, so the same word at two places ends up with two different rows."
+        )
+        st.latex(rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
+                 rf"{wt.latex_num(stats.x_var)}")  # fmt: skip
+    else:
+        st.markdown(
+            "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
+            "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
+        )
+        st.latex(rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
+                 rf"{wt.latex_num(stats.x_var)}")  # fmt: skip
+    _matrix("x", steps.x, f"Step 2: X ({T}×{d_model})", labels, _dims(d_model), row_title="token",
+            col_title="d_model dimension", show_values=T <= SMALL and d_model <= SMALL_WIDE)  # fmt: skip
 
 # Step 3 -------------------------------------------------------------------------------
-st.subheader("Step 3 · The weight matrices W_q, W_k, W_v")
-if real_head:
-    st.markdown(
-        f"These are trained numbers: head {head}'s share of layer {layer}'s query, key and value matrices. "
-        f"The layer's three {d_model}×{d_model} matrices are split into {REAL_HEADS} heads of {d_k} columns "
-        "each, and every head also has a bias vector b that is added after the multiplication."
-    )
-    st.latex(
-        rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
-        rf"b_q,\ b_k,\ b_v \in \mathbb{{R}}^{{{d_k}}}"
-    )
-else:
-    st.markdown(
-        "A head owns three matrices that training would tune. Here they are random, as at the very start "
-        "of training, with entries drawn so that the queries and keys come out with a spread of about 1. "
-        "Each one turns a d_model vector into d_k numbers."
-    )
-    st.latex(
-        rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
-        rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
-    )
-w = lesson.source.weights
-_panels("w", [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)], f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
-        None, row_title="d_model dimension", col_title="d_k dimension",
-        show_values=d_model <= SMALL_WIDE and d_k <= SMALL_PANEL)  # fmt: skip
+if deck.shows(2):
+    st.subheader("Step 3 · The weight matrices W_q, W_k, W_v")
+    if real_head:
+        st.markdown(
+            f"These are trained numbers: head {head}'s share of layer {layer}'s query, key and value matrices. "
+            f"The layer's three {d_model}×{d_model} matrices are split into {REAL_HEADS} heads of {d_k} columns "
+            "each, and every head also has a bias vector b that is added after the multiplication."
+        )
+        st.latex(
+            rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
+            rf"b_q,\ b_k,\ b_v \in \mathbb{{R}}^{{{d_k}}}"
+        )
+    else:
+        st.markdown(
+            "A head owns three matrices that training would tune. Here they are random, as at the very start "
+            "of training. Their entries are drawn with variance 1/d_model, which keeps the spread of the "
+            "input: a query or key entry has about the variance of X's entries. Each matrix turns a d_model "
+            "vector into d_k numbers."
+        )
+        st.latex(
+            rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
+            rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
+        )
+    w = lesson.source.weights
+    _panels("w", [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)], f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
+            None, row_title="d_model dimension", col_title="d_k dimension",
+            show_values=d_model <= SMALL_WIDE and d_k <= SMALL_PANEL)  # fmt: skip
 
 # Step 4 -------------------------------------------------------------------------------
-st.subheader("Step 4 · Queries, keys and values")
-st.markdown(
-    "Multiplying X by each matrix gives every token three new vectors: a query (what it is looking "
-    "for), a key (what it can be found by) and a value (what it hands on when it is chosen)."
-)
-if biases:
-    st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
-else:
-    st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
-_panels("qkv", [("Q", steps.q), ("K", steps.k), ("V", steps.v)], f"Step 4: Q, K, V ({T}×{d_k} each)", labels,
-        row_title="token", col_title="dimension")  # fmt: skip
+if deck.shows(3):
+    st.subheader("Step 4 · Queries, keys and values")
+    st.markdown(
+        "Multiplying X by each matrix gives every token three new vectors: a query (what it is looking "
+        "for), a key (what it can be found by) and a value (what it hands on when it is chosen)."
+    )
+    if biases:
+        st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+    else:
+        st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+    _panels("qkv", [("Q", steps.q), ("K", steps.k), ("V", steps.v)], f"Step 4: Q, K, V ({T}×{d_k} each)", labels,
+            row_title="token", col_title="dimension")  # fmt: skip
 
 # Step 5 -------------------------------------------------------------------------------
-st.subheader("Step 5 · The scores QKᵀ")
-st.markdown(
-    "Row i compares token i's query with every key by a dot product: the more the two vectors point "
-    "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
-)
-st.latex(
-    rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
-    rf"\quad \operatorname{{std}}(S) = {wt.latex_num(stats.scores_std)}"
-)
-_matrix("scores", steps.scores, "Step 5: scores QKᵀ", labels, labels, row_title="query i",
-        col_title="key j", value_name="score")  # fmt: skip
-
-# Step 6 -------------------------------------------------------------------------------
-st.subheader("Step 6 · Scaled scores")
-st.markdown(
-    "Large scores push the softmax into picking a single token and starve the others of gradient. "
-    "Dividing by √d_k brings the spread back to about 1 whatever d_k is; the ×100 switch shows the "
-    "opposite, where nearly every row becomes one-hot."
-)
-st.latex(_factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}")
-_matrix("scaled", steps.scaled, "Step 6: scaled scores", labels, labels, row_title="query i",
-        col_title="key j", value_name="scaled score", fmt=score_fmt)  # fmt: skip
-
-# Step 7 -------------------------------------------------------------------------------
-st.subheader("Step 7 · Masked scores")
-if flags["causal"]:
+if deck.shows(4):
+    st.subheader("Step 5 · The scores QKᵀ")
     st.markdown(
-        "The causal mask stops each token looking at tokens after it, as a text generator must. "
-        "Forbidden cells become −∞, so the softmax gives them exactly zero weight."
+        "Row i compares token i's query with every key by a dot product: the more the two vectors point "
+        "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
     )
     st.latex(
-        r"M_{ij} = \begin{cases} \tilde s_{ij} & j \le i \\ -\infty & j > i \end{cases}"
-        rf"\qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}"
+        rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
+        rf"\quad \operatorname{{std}}(S) = {wt.latex_num(stats.scores_std)}"
     )
-else:
+    _matrix("scores", steps.scores, "Step 5: scores QKᵀ", labels, labels, row_title="query i",
+            col_title="key j", value_name="score")  # fmt: skip
+
+# Step 6 -------------------------------------------------------------------------------
+if deck.shows(5):
+    st.subheader("Step 6 · Scaled scores")
+    if real_head:
+        spread = "Dividing by √d_k undoes the growth of the spread with d_k."
+    else:
+        spread = (
+            "Dividing by √d_k undoes the growth of the spread with d_k: for unit-variance inputs it brings "
+            "the spread back to about 1, whatever d_k is. Here the entries of X have variance "
+            f"{stats.x_var:.2f} (the word vectors give 1, the positions add about 0.5 when they are on), so the "
+            f"scaled scores spread a little wider: std(S̃) = {stats.scaled_std:.2f}."
+        )
     st.markdown(
-        "No mask is on, so every token may look at every token, itself and later ones included, and "
-        "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
+        "Large scores push the softmax into picking a single token and leave training almost no gradient. "
+        f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
     )
-    st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
-_matrix("masked", steps.masked, "Step 7: masked scores", labels, labels, row_title="query i",
-        col_title="key j", value_name="masked score", fmt=score_fmt)  # fmt: skip
+    st.latex(_factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}")
+    _matrix("scaled", steps.scaled, "Step 6: scaled scores", labels, labels, row_title="query i",
+            col_title="key j", value_name="scaled score", fmt=score_fmt)  # fmt: skip
+
+# Step 7 -------------------------------------------------------------------------------
+if deck.shows(6):
+    st.subheader("Step 7 · Masked scores")
+    if flags["causal"]:
+        st.markdown(
+            "The causal mask stops each token looking at tokens after it. A model that writes text is trained "
+            "on whole sentences at once (teacher forcing), so the words after token i are there during "
+            "training: the mask is what keeps token i from peeking at the words it must learn to predict. "
+            "Forbidden cells become −∞ (grey, marked −∞), so the softmax gives them exactly zero weight."
+        )
+        st.latex(
+            r"M_{ij} = \begin{cases} \tilde s_{ij} & j \le i \\ -\infty & j > i \end{cases}"
+            rf"\qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}"
+        )
+    else:
+        st.markdown(
+            "No mask is on, so every token may look at every token, itself and later ones included, and "
+            "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
+        )
+        st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
+    _matrix("masked", steps.masked, "Step 7: masked scores", labels, labels, row_title="query i",
+            col_title="key j", value_name="masked score", fmt=score_fmt)  # fmt: skip
+
+# Predict first: the question is made from this run's weights, before they are shown -----
+if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
+    with st.container(border=True):
+        qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
+        question = quiz.Question(
+            key="sbs_quiz",
+            prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
+            options=tuple(_option(tokens)(n) for n in range(T)),
+            answer=int(np.argmax(steps.weights[qi])),
+            value=float(steps.weights[qi].max()),
+            value_label="the largest weight in the row",
+        )
+        hidden = not quiz.ask(question)
 
 # Step 8 -------------------------------------------------------------------------------
-st.subheader("Step 8 · Attention weights (softmax)")
-st.markdown(
-    "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
-    "score and divides by the row's total. Row i says how much token i takes from each token."
-)
-st.latex(
-    r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
-    rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
-)
-_matrix("weights", steps.weights, "Step 8: attention weights", labels, labels, kind="weights",
-        row_title="query i", col_title="key j", value_name="weight")  # fmt: skip
+if deck.shows(7):
+    st.subheader("Step 8 · Attention weights (softmax)")
+    st.markdown(
+        "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
+        "masked score and divides by the row's total. Row i says how much token i takes from each token."
+    )
+    st.latex(
+        r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
+        rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
+    )
+    if hidden:
+        st.info(HIDDEN_NOTE)
+    else:
+        _matrix("weights", steps.weights, "Step 8: attention weights", labels, labels, kind="weights",
+                row_title="query i", col_title="key j", value_name="weight",
+                focus_row=STATE.value("i"))  # fmt: skip
 
 # Step 9 -------------------------------------------------------------------------------
-st.subheader("Step 9 · The output Z")
-st.markdown(
-    "Each output row is a blend of the value rows, mixed in the proportions of that token's row of "
-    "weights. This is the token's new, context-aware vector, which the next layer builds on."
-)
-st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {steps.v.shape[1]}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
-_matrix("output", steps.output, f"Step 9: output Z ({T}×{steps.v.shape[1]})", labels, _dims(steps.v.shape[1]),
-        row_title="token", col_title="dimension")  # fmt: skip
+if deck.shows(8):
+    st.subheader("Step 9 · The output Z")
+    st.markdown(
+        "Each output row is a blend of the value rows, mixed in the proportions of that token's row of "
+        f"weights. This head's Z is {T}×{d_v}. In a transformer it is not the end: it is put side by side "
+        "with the other heads' outputs, projected by W_O back to d_model numbers, added to the token's own "
+        "vector (the residual) and normalised, then passed through a feed-forward network before the next "
+        "layer sees it."
+    )
+    st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
+    if hidden:
+        st.info(HIDDEN_NOTE)
+    else:
+        _matrix("output", steps.output, f"Step 9: output Z ({T}×{d_v})", labels, _dims(d_v),
+                row_title="token", col_title="dimension")  # fmt: skip
 
 
 # One cell, worked through ---------------------------------------------------------------
 
 
-@st.fragment
-def worked_cell(lesson: wt.Lesson) -> None:
-    """Pick query i and key j; follow s_ij, its scaling, row i's softmax and z_i by hand."""
-    tokens, T = lesson.tokens, len(lesson.tokens)
-    for name, default in (("i", min(2, T - 1)), ("j", min(1, T - 1))):
-        if st.session_state.get(f"{KEY}_{name}") not in range(T):
-            st.session_state[f"{KEY}_{name}"] = default
+def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
+    """Pick query i and key j; follow s_ij, its scaling, row i's softmax and z_i by hand.
+    While a prediction is asked, the query is the one picked there."""
+    tokens = lesson.tokens
+    T = len(tokens)
     left, right = st.columns(2)
-    i = left.selectbox("Query token i", range(T), format_func=_option(tokens), key=f"{KEY}_i")
-    j = right.selectbox("Key token j", range(T), format_func=_option(tokens), key=f"{KEY}_j")
+    if pick_query:
+        i = left.selectbox("Query token i", range(T), format_func=_option(tokens), key=K("i"))
+    else:
+        i = STATE.value("i")
+        left.markdown(f"Query token i = {md_escape(_option(tokens)(i))}, the one picked for your prediction.")
+    j = right.selectbox("Key token j", range(T), format_func=_option(tokens), key=K("j"))
     cell = wt.cell_walkthrough(lesson.steps, i, j)
     num = wt.latex_num
     st.caption(f"Query i = {i}: “{md_escape(_short(tokens[i]))}” · key j = {j}: “{md_escape(_short(tokens[j]))}”")
@@ -423,8 +490,14 @@ def worked_cell(lesson: wt.Lesson) -> None:
     )
     if not cell.allowed:
         st.latex(rf"M_{{{i},{j}}} = -\infty \qquad (j = {j} > i = {i}:\ \text{{masked}})")
+    if hidden:
+        st.info(HIDDEN_NOTE)
+        return
 
-    st.markdown(f"**3 · Softmax of row {i}**: exponentiate every score of the row, then divide by their sum.")
+    st.markdown(
+        f"**3 · Softmax of row {i}**: exponentiate every masked score M of the row (the scaled score, or −∞ "
+        "where the mask forbids the key), then divide by their sum."
+    )
     if cell.shift:
         st.markdown(
             "These scores are large, so the row's largest score m_i is subtracted before exponentiating. "
@@ -434,23 +507,42 @@ def worked_cell(lesson: wt.Lesson) -> None:
     minus_m = rf" - m_{{{i}}}" if cell.shift else ""
     st.latex(wt.latex_row_table(cell))
     st.latex(
-        rf"A_{{{i},{j}}} = \frac{{\exp(\tilde s_{{{i},{j}}}{minus_m})}}{{\sum_l \exp(\tilde s_{{{i},l}}{minus_m})}}"
+        rf"A_{{{i},{j}}} = \frac{{\exp(M_{{{i},{j}}}{minus_m})}}{{\sum_l \exp(M_{{{i},l}}{minus_m})}}"
         rf" = \frac{{{num(cell.exps[j])}}}{{{num(cell.total)}}} = {num(cell.weights[j])},"
         rf"\qquad \sum_j A_{{{i},j}} = {cell.row_sum:.4f}"
     )
 
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
+    title = "Worked cell: row i of the attention weights"
     show_figure(
-        fg.bar_chart(list(tokens), cell.weights, title="Worked cell: row i of the attention weights",
-                     y_title="weight", y_range=(0.0, 1.15), fmt=".2f"),
-        key=f"{KEY}_fig_row",
+        fg.bar_chart(list(tokens), cell.weights, title=title, y_title="weight", y_range=(0.0, 1.15), fmt=".2f"),
+        key="sbs_fig_row",
+        table=Table(cell.weights[None, :], [f"{i}:{tokens[i]}"], list(tokens), name=f"Row {i} of the attention "
+                    "weights", kind="bars", row_title="query", col_title="key"),
     )  # fmt: skip
 
 
-st.subheader("One cell, worked through")
-st.markdown(
-    "Pick a query token i and a key token j to see where one score, one weight and one output row "
-    "come from, with the real numbers of the matrices above."
-)
-worked_cell(lesson)
+if deck.shows(9):
+    st.subheader("One cell, worked through")
+    st.markdown(
+        "Pick a query token i and a key token j to see where one score, one weight and one output row "
+        "come from, with the real numbers of the matrices above."
+    )
+    worked_cell(lesson, hidden, pick_query=not predict)
+
+# Every step at once --------------------------------------------------------------------
+if not present.on():
+    settings = {
+        "text": text, "tokens": list(tokens), "weights": "real" if real_head else "random",
+        "d_model": d_model, "d_k": d_k, **{name: bool(on) for name, on in flags.items()},
+        **({"layer": layer, "head": head, "model": "sentence-transformers/all-MiniLM-L6-v2"} if real_head else
+           {"seed": seed}),
+    }  # fmt: skip
+    st.download_button(
+        "Download every step (.npz, with the settings as JSON)", icon=":material/download:",
+        data=lambda: all_steps_npz(lesson, settings), file_name="attention-steps.npz",
+        mime="application/octet-stream", on_click="ignore", key="sbs_npz",
+        help="X, W_q, W_k, W_v, Q, K, V, the scores, scaled and masked scores, the weights, Z and the tokens; "
+        "numpy.load reads it back.",
+    )  # fmt: skip

@@ -8,9 +8,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import attn_core as ac
 from attn_core import experiments as ex
-from attn_core.figures import token_labels
 from tests.figdata import decode, figure_by_title, z_matrix
-from tests.lab_checks import BAD_INPUTS, app, drive, run_bad_input, ticks
+from tests.lab_checks import app, drive
 
 PAGE = "masks_cost.py"
 DEFAULT = "The cat sat on the mat."
@@ -51,7 +50,7 @@ def test_default_run():
 
 @pytest.mark.parametrize(("radius", "dilation"), [(0, 1), (1, 3), (3, 2), (8, 4)])
 def test_radius_and_dilation(radius, dilation):
-    at = drive(PAGE, masks_sentence_text=LONG, masks_radius=radius, masks_dilation=dilation)
+    at = drive(PAGE, masks_text=LONG, masks_radius=radius, masks_dilation=dilation)
     _check_masks(at, LONG, radius=radius, dilation=dilation)
     counts_fig = figure_by_title(at, "Scores computed against sequence length T")
     T_values = decode(counts_fig["data"][0]["x"]).astype(int)
@@ -82,16 +81,3 @@ def test_additive_and_bilinear(seed):
     shown = next(m.value for m in at.metric if m.label.startswith("Max |bilinear"))
     assert shown == f"{diff:.2e}"
 
-
-@pytest.mark.parametrize("name", list(BAD_INPUTS))
-def test_bad_sentences(name):
-    text = BAD_INPUTS[name]
-    at = app(PAGE).run()
-    at.slider(key="masks_radius").set_value(8)
-    at.slider(key="masks_dilation").set_value(4)
-    tokens = run_bad_input(at, "masks_sentence_text", text)
-    if not tokens:
-        return
-    for title in TITLES.values():
-        assert ticks(figure_by_title(at, f"{title} weights"), "y") == token_labels(tokens)
-        assert ticks(figure_by_title(at, f"{title} mask"), "x") == token_labels(tokens)

@@ -102,7 +102,7 @@ def test_views_switch_and_show_the_models_numbers(loaded):
     at = _run(_page())
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
     at.selectbox(key="rm_layer").set_value(4)
-    at.radio(key="rm_view").set_value("Model view")
+    at.radio(key="rm_view").set_value("model")
     _run(at)
     at.selectbox(key="rm_head").set_value(7)
     _run(at)
@@ -111,7 +111,7 @@ def test_views_switch_and_show_the_models_numbers(loaded):
     big = figure_by_title(at, "Layer 4, head 7")
     np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[4, 7], atol=1e-6)
 
-    at.radio(key="rm_view").set_value("Neuron view")
+    at.radio(key="rm_view").set_value("neuron")
     _run(at)
     assert at.selectbox(key="rm_head").value == 7 and at.selectbox(key="rm_layer").value == 4
     at.selectbox(key="rm_query").set_value(2)
@@ -122,14 +122,14 @@ def test_views_switch_and_show_the_models_numbers(loaded):
     expected_scores = att.keys[4, 7].astype(float) @ att.queries[4, 7, 2].astype(float)
     np.testing.assert_allclose(decode(qdotk["data"][0]["y"]).astype(float), expected_scores, rtol=1e-4)
 
-    at.radio(key="rm_view").set_value("Summaries")
+    at.radio(key="rm_view").set_value("summaries")
     _run(at)
     mean = figure_by_title(at, "Layer 4: mean over heads")
     np.testing.assert_allclose(z_matrix(mean["data"][0]), att.attentions[4].mean(axis=0), atol=1e-6)
     roll = z_matrix(figure_by_title(at, "Rollout through layer 4")["data"][0])
     np.testing.assert_allclose(roll.sum(axis=1), 1.0, atol=1e-5)
 
-    at.radio(key="rm_view").set_value("Reproduce a head")
+    at.radio(key="rm_view").set_value("reproduce")
     _run(at)
     error = float(at.metric[0].value)
     assert 0 <= error < 1e-4
@@ -149,7 +149,7 @@ def test_hostile_text_is_shown_literally():
     assert "&lt;" in labels and "<" not in labels
     for md in [*at.markdown, *at.caption]:
         assert "<script" not in md.value and "<img" not in md.value
-    for view in ("Model view", "Neuron view", "Summaries", "Reproduce a head"):
+    for view in ("model", "neuron", "summaries", "reproduce"):
         at.radio(key="rm_view").set_value(view)
         _run(at)
         for fig in figures(at):
@@ -175,7 +175,7 @@ def test_long_input_is_truncated_and_stays_light():
     _run(at)
     specs = [len(el.proto.spec) for el in at.get("plotly_chart")]
     assert specs and max(specs) < 2_000_000
-    for view in ("Model view", "Summaries"):
+    for view in ("model", "summaries"):
         at.radio(key="rm_view").set_value(view)
         _run(at)
         assert max(len(el.proto.spec) for el in at.get("plotly_chart")) < 2_000_000
@@ -208,6 +208,6 @@ def test_missing_model_files_leave_a_clear_message(monkeypatch, tmp_path):
     assert len(at.error) == 1 and "not available" in at.error[0].value and "pip install" in at.error[0].value
     assert "Traceback" not in at.error[0].value
     assert not figures(at)
-    home = AppTest.from_file(str(ROOT / "lessons" / "home.py"), default_timeout=30).run()
+    home = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()  # the app opens on Home
     assert not home.exception and home.title
 

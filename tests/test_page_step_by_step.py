@@ -12,9 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core.figures import safe_label
-from ui.common import PRESETS
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
+from tests.hostile_corpus import HOSTILE as CORPUS
+from ui.common import PRESETS
 
 PAGE = str(ROOT / "lessons" / "step_by_step.py")
 DEFAULTS = dict(text=PRESETS[0], d_model=16, d_k=4, seed=0, scale=True, x100=False, causal=False, pos=True)
@@ -157,8 +158,8 @@ CONTROLS = [
     ("x100", lambda at: at.toggle(key="sbs_x100").set_value(True), dict(x100=True)),
     ("causal", lambda at: at.toggle(key="sbs_causal").set_value(True), dict(causal=True)),
     ("pos", lambda at: at.toggle(key="sbs_pos").set_value(False), dict(pos=False)),
-    ("sentence", lambda at: at.text_input(key="sbs_sentence_text").input(TWO_THE), dict(text=TWO_THE)),
-    ("preset", lambda at: at.selectbox(key="sbs_sentence_preset").select(PRESETS[1]), dict(text=PRESETS[1])),
+    ("sentence", lambda at: at.text_input(key="sbs_text").input(TWO_THE), dict(text=TWO_THE)),
+    ("preset", lambda at: at.selectbox(key="sbs_text_preset").select(PRESETS[1]), dict(text=PRESETS[1])),
 ]
 
 
@@ -254,7 +255,7 @@ def test_worked_cell_selection_survives_a_shorter_sentence():
     at = run_page(text=PRESETS[1])
     at.selectbox(key="sbs_i").set_value(10)
     rerun(at)
-    at.text_input(key="sbs_sentence_text").input("Hi there")
+    at.text_input(key="sbs_text").input("Hi there")
     rerun(at)
     assert at.selectbox(key="sbs_i").value in (0, 1)
 
@@ -262,36 +263,20 @@ def test_worked_cell_selection_survives_a_shorter_sentence():
 # --------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("text", ["", "   \n\t "], ids=["empty", "whitespace"])
-def test_blank_text_shows_a_message_and_no_charts(text):
-    at = run_page()
-    at.text_input(key="sbs_sentence_text").input(text)
-    rerun(at)
-    assert at.info and "empty" in at.info[0].value
-    assert not figures(at)
-
-
-BAD_TEXT = {
-    "10k chars": "attention " * 1000,
-    "emoji zwj": "👨‍👩‍👧‍👦 loves 🐈‍⬛ and 👍🏽 🇫🇷 ❤️",
-    "cjk": "我爱你猫 日本語のテキスト 한국어",
-    "rtl": "مرحبا بالعالم שלום עולם \u202eevil\u202c",
-    "html": "<script>alert(1)</script><img src=x onerror=alert(1)>",
-    "markdown": "**x** _y_ [a](javascript:x) # h",
-    "latex": "$\\href{javascript:alert(1)}{x}$ $$x$$ \\frac{1}{2}",
-}
+# Blank text, and the checks every page shares, are in tests/test_bad_sentences.py.
+BAD_TEXT = {name: text for name, text in CORPUS.items() if text.strip()}
 
 
 @pytest.mark.parametrize("text", BAD_TEXT.values(), ids=BAD_TEXT.keys())
 def test_bad_text_raises_nothing_and_gives_finite_charts(text):
     if len(text) <= 2000:
         at = run_page()
-        at.text_input(key="sbs_sentence_text").input(text)
+        at.text_input(key="sbs_text").input(text)
         rerun(at)
     else:  # the text box takes 2,000 characters; a link can carry more, and is cut there
         at = run_page(text=text)
         text = text[:2000]
-    assert at.text_input(key="sbs_sentence_text").value == text
+    assert at.text_input(key="sbs_text").value == text
     tokens = ac.tokenize(text, max_tokens=64)
     assert_matches_engine(at, text=text)
     assert all(np.all(np.isfinite(z)) for z in all_z(at))  # no mask: no gap, no NaN anywhere
@@ -302,7 +287,7 @@ def test_bad_text_raises_nothing_and_gives_finite_charts(text):
 
 def test_hostile_text_is_shown_literally_everywhere():
     at = run_page()
-    at.text_input(key="sbs_sentence_text").input(HOSTILE)
+    at.text_input(key="sbs_text").input(HOSTILE)
     rerun(at)
     at.selectbox(key="sbs_i").set_value(0)  # "<"
     rerun(at)
@@ -362,7 +347,7 @@ def test_extreme_settings_give_finite_weights(query):
 def test_query_params_set_every_control():
     query = dict(text=TWO_THE, d_model="8", d_k="2", seed="3", scale="0", x100="1", causal="1", pos="0")
     at = run_page(**query)
-    assert at.text_input(key="sbs_sentence_text").value == TWO_THE
+    assert at.text_input(key="sbs_text").value == TWO_THE
     assert at.slider(key="sbs_d_model").value == 8 and at.slider(key="sbs_d_k").value == 2
     assert at.number_input(key="sbs_seed").value == 3
     assert [at.toggle(key=f"sbs_{n}").value for n in ("scale", "x100", "causal", "pos")] == [False, True, True, False]
@@ -394,5 +379,5 @@ def test_query_params_are_validated_and_clamped(query, expected):
     assert at.number_input(key="sbs_seed").value == want["seed"]
     for name in ("scale", "x100", "causal", "pos"):
         assert at.toggle(key=f"sbs_{name}").value == want[name], name
-    assert at.text_input(key="sbs_sentence_text").value == want["text"]
+    assert at.text_input(key="sbs_text").value == want["text"]
     assert_matches_engine(at, **expected)

@@ -17,10 +17,10 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from attn_core import models
-from ui.common import PRESETS
 from tests.conftest import ROOT
 from tests.figdata import figures
 from tests.test_page_step_by_step import run_page, trace_z
+from ui.common import PRESETS
 
 pytestmark = pytest.mark.model
 

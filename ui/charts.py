@@ -7,14 +7,29 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from attn_core import tables
 from attn_core.figures import _Sent
+from attn_core.tables import Table
+from ui import present
 
-__all__ = ["COLORWAY", "PLOTLY_CONFIG", "browser_figure", "show_figure"]
+__all__ = ["COLORWAY", "PLOTLY_CONFIG", "browser_figure", "mount_chart_tools", "show_figure", "table_controls"]
+
+_CHART_TOOLS = st.components.v2.component(
+    "chart_tools", js=(Path(__file__).resolve().parents[1] / "assets" / "chart_tools.js").read_text(encoding="utf-8")
+)
+
+
+def mount_chart_tools() -> None:
+    """Once per run (app.py): accessible names, keyboard and SVG download for every chart."""
+    _CHART_TOOLS(key="chart_tools")
+
 
 # A short mode bar: "download as PNG" and Streamlit's fullscreen button (good on a projector).
 # Dragging still zooms and a double click resets; every extra button costs redraw time.
@@ -45,15 +60,86 @@ _AXIS_LOOK = {"gridcolor": GRID, "zerolinecolor": NEUTRAL, "linecolor": NEUTRAL,
               "showline": True, "mirror": True}  # fmt: skip
 
 
-def show_figure(fig: go.Figure, key: str) -> None:
-    """A chart, drawn once per change: see browser_figure (and assets/charts.css for its text
-    colour, which is why Streamlit's own chart theme is off)."""
-    st.plotly_chart(browser_figure(fig), key=key, config=PLOTLY_CONFIG, width="stretch", theme=None)
+def show_figure(fig: go.Figure, key: str, *, table: Table | None = None, focus_row: int | None = None) -> None:
+    """A chart, drawn once per change (see browser_figure), with what a student can do with it.
+
+    With a ``table`` (the chart's own numbers): its one-sentence description becomes the
+    chart's accessible name (assets/chart_tools.js reads layout.meta.description), a "Show as
+    table" switch shows the numbers with their token labels, and CSV and .npy downloads give
+    the exact matrix. The chart's toolbar saves it as PNG or SVG either way. In presenter mode
+    every font, margin and cell is drawn larger.
+    """
+    name = table.name if table is not None else key
+    if table is not None:
+        fig._layout["meta"] = {"description": tables.describe(table, focus_row)}
+    config = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": _slug(name), "scale": 2}}
+    st.plotly_chart(browser_figure(fig, scale=present.CHART_SCALE if present.on() else 1.0), key=key,
+                    config=config, width="stretch", theme=None)
+    if table is not None:
+        table_controls(table, key)
 
 
-def browser_figure(fig: go.Figure) -> go.Figure:
-    """The figure as the pages send it: drawn once by the browser, in a theme-neutral look.
-    ``fig`` itself is converted and returned.
+def show_heatmap(
+    key: str, z: np.ndarray, *, rows: list[str], cols: list[str], title: str, kind: str = "signed",
+    row_title: str = "row", col_title: str = "column", focus_row: int | None = None, builder=None, **kwargs,
+) -> None:
+    """A labelled heatmap (``attn_core.figures.heatmap``, or ``builder`` with the same call) shown
+    with its table: the one way the pages draw a matrix."""
+    from attn_core import figures as fg
+
+    build = builder or fg.heatmap
+    fig = build(z, rows=rows, cols=cols, title=title, kind=kind, row_title=row_title, col_title=col_title, **kwargs)
+    table = Table(z, rows, cols, name=table_name(title), kind=kind, row_title=row_title, col_title=col_title)
+    show_figure(fig, key, table=table, focus_row=focus_row)
+
+
+def table_name(title: str) -> str:
+    """A chart title without its step number and its shape: "Step 2: X (7×16)" -> "X",
+    "W_O: 16 × 16" -> "W_O"."""
+    name = re.sub(r"^Step \d+:\s*", "", title)
+    name = re.sub(r"(:\s*\d+\s*×\s*\d+|\s*\(\d+\s*×\s*\d+[^()]*\))\s*$", "", name)
+    return name.strip() or title
+
+
+def table_controls(table: Table, key: str) -> None:
+    """The "Show as table" switch and the CSV and .npy downloads of one chart's numbers."""
+    stem = _slug(table.name)
+    show, csv_col, npy_col = st.columns([2, 1, 1], vertical_alignment="center")
+    shown = show.toggle("Show as table", key=f"{key}_table", help="The same numbers, with their labels")
+    csv_col.download_button(
+        "CSV", data=lambda: tables.to_csv(table), file_name=f"{stem}.csv", mime="text/csv", on_click="ignore",
+        key=f"{key}_csv", icon=":material/download:", help=f"{table.name} as CSV, with the token labels",
+    )
+    npy_col.download_button(
+        ".npy", data=lambda: tables.to_npy(table), file_name=f"{stem}.npy", mime="application/octet-stream",
+        on_click="ignore", key=f"{key}_npy", icon=":material/download:", help=f"{table.name} as a NumPy array",
+    )
+    if shown:
+        st.table(_frame(table))
+
+
+def _frame(table: Table):
+    """The table as a DataFrame whose labels are unique ("3:the"), numbers as text."""
+    import pandas as pd  # Streamlit's own dependency; only needed once a table is shown
+
+    def cell(x: float) -> str:
+        return "−∞" if np.isneginf(x) else f"{x:.3f}".replace("-", "−")
+
+    body = [[cell(float(x)) for x in row] for row in np.asarray(table.values, dtype=np.float64)]
+    frame = pd.DataFrame(body, index=tables.labelled(table.rows), columns=tables.labelled(table.cols))
+    frame.index.name = table.row_title
+    return frame
+
+
+def _slug(name: str) -> str:
+    """A file name from a chart name: lowercase letters, digits and dashes."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return text[:60] or "chart"
+
+
+def browser_figure(fig: go.Figure, scale: float = 1.0) -> go.Figure:
+    """The figure as the pages send it: drawn once by the browser, in a theme-neutral look,
+    every size multiplied by ``scale`` (presenter mode). ``fig`` itself is converted and returned.
 
     Streamlit's own chart theme makes the browser draw every chart twice: right after a chart
     is mounted, the front end hands Plotly a re-themed JSON copy, and Plotly redraws from
@@ -78,6 +164,8 @@ def browser_figure(fig: go.Figure) -> go.Figure:
         layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
     layout["datarevision"] = revision
     data = _plain(fig._data)
+    if scale != 1.0:
+        layout, data = _scaled(layout, scale), [_scaled(trace, scale) for trace in data]
     # In place: building a second Figure costs as much as the first (its Layout objects are
     # made even without validation), and a figure is built for one chart and sent once.
     fig._layout.clear()
@@ -86,6 +174,27 @@ def browser_figure(fig: go.Figure) -> go.Figure:
         props.clear()
         props.update(plain)
     return fig
+
+
+_SCALED_KEYS = {"height", "thickness", "l", "r", "t", "b", "pad"}
+
+
+def _scaled(props: dict, scale: float, in_font: bool = False) -> dict:
+    """A copy of ``props`` drawn ``scale`` times larger: font sizes, heights, margins and colour
+    bars. The builders fit margins and cell values to their text at scale 1; text widths grow
+    with the font, so everything still fits when it all grows together (presenter mode also
+    gives charts a wider page: the sidebar is collapsed)."""
+    out = {}
+    for key, value in props.items():
+        if isinstance(value, dict):
+            out[key] = _scaled(value, scale, in_font or "font" in key)
+        elif isinstance(value, int | float) and not isinstance(value, bool) and (
+            (in_font and key == "size") or key in _SCALED_KEYS
+        ):
+            out[key] = round(value * scale, 1)
+        else:
+            out[key] = value
+    return out
 
 
 def _with_defaults(props: dict, defaults: dict) -> dict:

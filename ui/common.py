@@ -19,6 +19,7 @@ PRESETS = (
     "The animal didn't cross the street because it was congested.",
     "The hiking trail led us through bear country.",
     "The cat, which was black, sat on the mat.",
+    "the cat sat on the mat",  # an exact repeat: "the" twice, in the same case
 )
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
@@ -30,26 +31,25 @@ def md_escape(text: str) -> str:
 
 
 def sentence_input(
-    key: str = "sentence",
+    key: str,
     label: str = "Sentence",
-    default: str = PRESETS[0],
     presets: tuple[str, ...] = PRESETS,
 ) -> str:
-    """A preset picker plus a free text box that share one value; returns the text."""
-    text_key = f"{key}_text"
+    """A preset picker plus a free text box that share one value; returns the text.
+
+    ``key`` is the text box's key; the page's PageState gives it its starting value (from
+    the URL or the default) before this is called."""
     preset_key = f"{key}_preset"
-    if text_key not in st.session_state:
-        st.session_state[text_key] = default
 
     def _use_preset() -> None:
         if st.session_state.get(preset_key):
-            st.session_state[text_key] = st.session_state[preset_key]
+            st.session_state[key] = st.session_state[preset_key]
 
     st.selectbox(
-        "Example sentences", presets, index=None, placeholder="Pick an example…",
-        key=preset_key, on_change=_use_preset,
+        f"Examples for “{label}”" if label != "Sentence" else "Example sentences", presets, index=None,
+        placeholder="Pick an example…", key=preset_key, on_change=_use_preset,
     )
-    return st.text_input(label, key=text_key, max_chars=MAX_CHARS) or ""
+    return st.text_input(label, key=key, max_chars=MAX_CHARS) or ""
 
 
 def checked_tokens(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sentence") -> list[str] | None:

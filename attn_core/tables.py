@@ -1,0 +1,158 @@
+"""What a chart shows, as numbers: a labelled table, its one-sentence description, and the
+bytes of its CSV and .npy downloads.
+
+The description is a chart's text alternative (a screen reader reads it as the chart's
+name); the table is the same matrix with token labels, for a screen reader or for a teacher
+who wants exact numbers on the projector. NumPy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["KINDS", "Table", "describe", "labelled", "to_csv", "to_npy", "to_npz"]
+
+KINDS = ("weights", "signed", "bars", "lines", "mask")
+_CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
+
+
+@dataclass(frozen=True)
+class Table:
+    """A chart's numbers: ``values`` (n_rows, n_cols) with a label per row and per column.
+
+    kind: "weights" (rows of attention weights), "signed" (any matrix), "bars" (one row of
+    values, one bar per column), "lines" (one column per line, one row per x value), "mask"
+    (1 = may attend). Masked cells are -inf.
+    """
+
+    values: np.ndarray
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    name: str  # what the chart shows, e.g. "Attention weights"
+    kind: str = "signed"
+    row_title: str = "row"
+    col_title: str = "column"
+    extra: dict = field(default_factory=dict)  # more arrays for the .npz (e.g. tokens), not described
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values)
+        if values.ndim != 2 or values.shape != (len(self.rows), len(self.cols)):
+            raise ValueError(
+                f"values must have shape (len(rows)={len(self.rows)}, len(cols)={len(self.cols)}), got {values.shape}"
+            )
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "rows", tuple(str(r) for r in self.rows))
+        object.__setattr__(self, "cols", tuple(str(c) for c in self.cols))
+
+
+def _q(label: str, limit: int = 24) -> str:
+    label = label if len(label) <= limit else label[: limit - 1] + "…"
+    return f"“{label}”"
+
+
+def _n(value: float) -> str:
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-3):
+        return f"{value:.2e}".replace("-", "−")
+    return f"{value:.2f}".replace("-", "−")
+
+
+def describe(table: Table, focus_row: int | None = None) -> str:
+    """One or two sentences that say what the chart shows, computed from its numbers.
+
+    For attention weights: the size, and where row ``focus_row`` (or the row holding the
+    largest weight) puts most of its weight.
+    """
+    v = np.asarray(table.values, dtype=np.float64)
+    n_rows, n_cols = v.shape
+    finite = np.isfinite(v)
+    head = f"{table.name}, {n_rows} × {n_cols}"
+    if v.size == 0 or not finite.any():
+        return f"{head}, with no values to show."
+    masked = int(np.isneginf(v).sum())
+    masked_text = f" {masked} of {v.size} cells are masked (−∞)." if masked else ""
+    if table.kind == "weights":
+        tops = np.max(np.where(finite, v, -np.inf), axis=1)  # (n_rows,) each row's largest weight
+        if focus_row is not None:
+            row = min(max(int(focus_row), 0), n_rows - 1)
+        else:  # the most decided row that had a choice (a causal first row can only look at itself)
+            choosing = (np.sum(v > 0, axis=1) > 1) & (tops < 1 - 1e-9)
+            row = int(np.argmax(np.where(choosing, tops, -np.inf))) if choosing.any() else int(np.argmax(tops))
+        col = int(np.argmax(np.where(finite[row], v[row], -np.inf)))
+        return (
+            f"{head} ({table.row_title} by {table.col_title}). {table.row_title.capitalize()} {row} "
+            f"{_q(table.rows[row])} puts most weight on {table.col_title} {col} {_q(table.cols[col])} "
+            f"({_n(v[row, col])}); averaged over the rows, a row's largest weight is {_n(float(np.mean(tops)))}."
+            f"{masked_text}"
+        )
+    if table.kind == "mask":
+        allowed = int((v == 1).sum())
+        return f"{head}: {allowed} of {v.size} query-key pairs may attend (1), the rest may not (0)."
+    if table.kind == "bars":
+        parts = []
+        for r, values in enumerate(v):
+            hi, lo = int(np.nanargmax(values)), int(np.nanargmin(values))
+            whose = f"{table.rows[r]}: the" if n_rows > 1 else "The"
+            parts.append(
+                f"{whose} highest is {_q(table.cols[hi])} ({_n(values[hi])}), the lowest {_q(table.cols[lo])} "
+                f"({_n(values[lo])})."
+            )
+        return f"{table.name}: {n_cols} bars{' per group' if n_rows > 1 else ''}. " + " ".join(parts)
+    if table.kind == "lines":
+        parts = [f"{_q(name)} goes from {_n(v[0, c])} to {_n(v[-1, c])}" for c, name in enumerate(table.cols)]
+        return (
+            f"{table.name}: {n_cols} line{'s' if n_cols > 1 else ''} over {table.row_title} from "
+            f"{table.rows[0]} to {table.rows[-1]}; " + "; ".join(parts) + "."
+        )
+    flat = np.where(finite, v, np.nan)
+    i, j = np.unravel_index(np.nanargmax(np.abs(flat)), v.shape)
+    return (
+        f"{head}, values from {_n(np.nanmin(flat))} to {_n(np.nanmax(flat))}. The largest in size is at "
+        f"{table.row_title} {i} {_q(table.rows[i])}, {table.col_title} {j} {_q(table.cols[j])} ({_n(v[i, j])})."
+        + masked_text
+    )
+
+
+def labelled(labels: tuple[str, ...]) -> list[str]:
+    """Labels made unique by their position ("0:the", "4:the"), for a table's header."""
+    return [f"{n}:{label}" for n, label in enumerate(labels)]
+
+
+def _csv_cell(label: str) -> str:
+    """A label as a spreadsheet cell: one that would start a formula gets a leading quote."""
+    return "'" + label if label.startswith(_CSV_RISKY) else label
+
+
+def to_csv(table: Table) -> str:
+    """The table as CSV: a header of column labels, then one row per row label. Numbers are
+    written with repr, so they parse back to exactly the same float64 (-inf for masked)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f"{table.row_title} \\ {table.col_title}", *map(_csv_cell, table.cols)])
+    for label, row in zip(table.rows, np.asarray(table.values, dtype=np.float64), strict=True):
+        writer.writerow([_csv_cell(label), *(repr(float(x)) for x in row)])
+    return out.getvalue()
+
+
+def to_npy(table: Table) -> bytes:
+    """The matrix alone as a .npy file (numpy.load reads it back)."""
+    out = io.BytesIO()
+    np.save(out, np.asarray(table.values), allow_pickle=False)
+    return out.getvalue()
+
+
+def to_npz(arrays: dict[str, np.ndarray], settings: dict) -> bytes:
+    """Several named arrays in one .npz, with the settings as a JSON string under "settings"."""
+    out = io.BytesIO()
+    plain = {name: np.asarray(a) for name, a in arrays.items()}
+    np.savez(out, settings=np.array(json.dumps(settings, sort_keys=True)), **plain)
+    return out.getvalue()

@@ -1,0 +1,96 @@
+"""Presenter mode: the whole app sized for a projector, and long pages shown one section at
+a time with Back and Next.
+
+A toggle in the sidebar and ``?present=1`` in the URL switch it on. app.py calls ``start``
+before the page runs, so every page (and ``figure_style``) knows whether it is on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from ui.state import Param
+
+KEY = "present"
+PARAM = Param(KEY, False, "bool")
+CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
+BODY_PX = 22  # body text in presenter mode; the browser test checks the computed size
+CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
+
+
+def start() -> bool:
+    """Read ``?present=`` on the session's first run; returns whether presenter mode is on."""
+    if KEY not in st.session_state:
+        st.session_state[KEY] = PARAM.parse(_first(st.query_params.get_all(KEY)))
+    return bool(st.session_state[KEY])
+
+
+def on() -> bool:
+    return bool(st.session_state.get(KEY, False))
+
+
+def toggle() -> None:
+    """The sidebar switch; it keeps ``present=1`` in the address bar while it is on."""
+    st.sidebar.toggle(
+        "Presenter mode", key=KEY,
+        help="Large text and charts for a projector, one step at a time. Links keep it: ?present=1",
+    )
+    wanted = PARAM.encode(on())
+    if wanted is None and KEY in st.query_params:
+        del st.query_params[KEY]
+    elif wanted is not None and st.query_params.get(KEY) != wanted:
+        st.query_params[KEY] = wanted
+    if on():
+        st.html(CSS)
+
+
+def _first(values: list[str]) -> str | None:
+    return values[0] if values else None
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A long page's sections. In presenter mode only the current one is shown, with Back,
+    Next and a progress line; otherwise every section is shown.
+
+    ``step_key`` holds the 1-based section number (the page's URL parameter ``step``).
+    """
+
+    titles: tuple[str, ...]
+    step_key: str
+    noun: str = "Section"
+    counted: int | None = None  # sections past this many are extras: "One cell, worked through (after step 9)"
+
+    @property
+    def current(self) -> int:
+        """The 0-based section being shown (clamped)."""
+        step = int(st.session_state.get(self.step_key, 1) or 1)
+        return min(max(step, 1), len(self.titles)) - 1
+
+    def shows(self, index: int) -> bool:
+        return not on() or index == self.current
+
+    def _move(self, by: int) -> None:
+        st.session_state[self.step_key] = min(max(self.current + 1 + by, 1), len(self.titles))
+
+    def nav(self) -> None:
+        """Back, the progress line and Next (presenter mode only)."""
+        if not on():
+            return
+        n, k = len(self.titles), self.current
+        back, line, nxt = st.columns([1, 6, 1], vertical_alignment="center")
+        back.button("← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0,
+                    width="stretch")
+        nxt.button("Next →", key=f"{self.step_key}_next", on_click=self._move, args=(1,), disabled=k == n - 1,
+                   width="stretch", type="primary")
+        line.markdown(self.progress(k))
+
+    def progress(self, k: int) -> str:
+        """The progress line for section k, e.g. "**Step 4 of 9** · Queries, keys and values"."""
+        counted = self.counted or len(self.titles)
+        if k < counted:
+            return f"**{self.noun} {k + 1} of {counted}** · {self.titles[k]}"
+        return f"**{self.titles[k]}** (after {self.noun.lower()} {counted})"

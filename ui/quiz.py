@@ -1,0 +1,112 @@
+"""Predict, then reveal: a question made from the page's current numbers, the student's
+guess, the answer once they ask for it, and a running score for the session.
+
+Questions are built by the pages from the engine's result (never typed-in answers); a new
+question (another sentence, row or setting) hides the answer again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import streamlit as st
+
+from ui.common import md_escape
+
+SCORE_KEY = "quiz_score"  # {"asked", "right", "error"} for the whole session, every page
+
+
+@dataclass(frozen=True)
+class Question:
+    """One prediction: pick the right option (and, optionally, estimate a value in [0, 1])."""
+
+    key: str  # widget-key prefix
+    prompt: str  # the question (escaped here)
+    options: tuple[str, ...]  # what the student picks from
+    answer: int  # index of the right option
+    value: float | None = None  # the number to estimate, e.g. the winning weight
+    value_label: str = "its weight"
+    explain: str = ""  # a sentence shown with the answer (escaped here)
+
+    @property
+    def signature(self) -> str:
+        raw = repr((self.prompt, self.options, self.answer, None if self.value is None else round(self.value, 9)))
+        return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the student predicted and how it compares with the answer."""
+
+    picked: int
+    estimate: float | None
+    right: bool
+    error: float | None  # |estimate - value|
+
+
+def _score() -> dict:
+    return st.session_state.setdefault(SCORE_KEY, {"asked": 0, "right": 0, "error": 0.0, "estimated": 0})
+
+
+def _reveal(q: Question) -> None:
+    st.session_state[f"{q.key}_revealed"] = q.signature
+    outcome = judge(q, st.session_state.get(f"{q.key}_pick", 0), st.session_state.get(f"{q.key}_estimate"))
+    score = _score()
+    score["asked"] += 1
+    score["right"] += int(outcome.right)
+    if outcome.error is not None:
+        score["estimated"] += 1
+        score["error"] += outcome.error
+
+
+def judge(q: Question, picked: int, estimate: float | None) -> Outcome:
+    """Compare a prediction with the question's answer."""
+    error = None if q.value is None or estimate is None else abs(float(estimate) - q.value)
+    return Outcome(picked=int(picked), estimate=estimate, right=int(picked) == q.answer, error=error)
+
+
+def revealed(q: Question) -> bool:
+    return st.session_state.get(f"{q.key}_revealed") == q.signature
+
+
+def ask(q: Question) -> bool:
+    """Draw the question, the guess widgets and the Reveal button; after a reveal, the answer
+    and how close the guess was. Returns whether the answer is shown."""
+    st.markdown(f"**Predict first.** {md_escape(q.prompt)}")
+    pick_key, est_key = f"{q.key}_pick", f"{q.key}_estimate"
+    if st.session_state.get(pick_key) not in range(len(q.options)):
+        st.session_state[pick_key] = 0
+    st.session_state.setdefault(est_key, 0.5)
+    shown = revealed(q)
+    cols = st.columns([3, 2, 1], vertical_alignment="bottom")
+    picked = cols[0].selectbox("Your pick", range(len(q.options)), format_func=lambda n: q.options[n], key=pick_key,
+                               disabled=shown)
+    estimate = None
+    if q.value is not None:
+        estimate = cols[1].slider(f"Your estimate of {q.value_label}", 0.0, 1.0, step=0.05, key=est_key,
+                                  disabled=shown)
+    cols[2].button("Reveal", key=f"{q.key}_reveal", on_click=_reveal, args=(q,), disabled=shown, type="primary",
+                   width="stretch")
+    if shown:
+        outcome = judge(q, picked, estimate)
+        answer = f"The answer: {md_escape(q.options[q.answer])}"
+        if q.value is not None:
+            answer += f", with {md_escape(q.value_label)} = {q.value:.3f}"
+        verdict = "Your pick was right." if outcome.right else f"You picked {md_escape(q.options[picked])}."
+        if outcome.error is not None:
+            verdict += f" Your estimate {estimate:.2f} was off by {outcome.error:.3f}."
+        (st.success if outcome.right else st.info)(f"{answer}. {verdict} {md_escape(q.explain)}".strip())
+    score_line()
+    return shown
+
+
+def score_line() -> None:
+    """The session's running score, on every page that asks."""
+    score = _score()
+    if not score["asked"]:
+        return
+    text = f"Your predictions this session: {score['right']} of {score['asked']} right"
+    if score["estimated"]:
+        text += f", estimates off by {score['error'] / score['estimated']:.3f} on average"
+    st.caption(text + ".")
