@@ -1,0 +1,612 @@
+"""Attention in a transformer: what attention adds to a dense layer, how it is split into
+heads, the padding mask, one whole encoder block, the encoder's and decoder's masks, why it
+replaced recurrence, and one word's meanings in a real model.
+
+Widgets first, then one attn_core call (NumPy) for the first six sections; the last section
+runs the real model, loaded lazily, and the rest of the page works without it.
+"""
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attn_core import transformer as tr
+from attn_core.context_figures import block_diagram
+from attn_core.figures import bar_chart, heatmap, line_chart
+from attn_core.lab_figures import log_x_lines, mask_heatmap
+from attn_core.tables import Table
+from ui.charts import show_figure
+from ui.common import MAX_CHARS, checked_tokens, md_escape
+from ui.present import Deck
+from ui.state import PageState, Param
+
+if TYPE_CHECKING:
+    from attn_core.models import LoadedModel, WordSenses
+
+TITLES = (
+    "A dense layer's weights are fixed; attention's are computed",
+    "d_k = d_model / H",
+    "The padding mask",
+    "Where attention sits in a block",
+    "Encoder and decoder",
+    "Why attention replaced recurrence",
+    "One word, many meanings (real model)",
+)
+BEARS = ("I love bears", "She bears the pain", "Bears won the game", "The hiking trail led us through bear country.")
+MAX_SENTENCES = 6
+
+state = PageState(
+    "tf",
+    params=(
+        Param("step", 1, "int", lo=1, hi=len(TITLES)),
+        Param("a", "The cat sat on the mat.", "text", max_chars=MAX_CHARS),
+        Param("b", "Le chat était assis sur le tapis.", "text", max_chars=MAX_CHARS),
+        Param("d_model", 64, "choice", choices=tr.D_MODELS),
+        Param("heads", 4, "choice", choices=tr.HEADS),
+        Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("sentences", "\n".join(BEARS), "text", max_chars=MAX_CHARS),
+        Param("word", "bears", "text", max_chars=40),
+        Param("layer", 6, "int", lo=0, hi=24),
+    ),
+)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _lesson(a: tuple[str, ...], b: tuple[str, ...], d_model: int, H: int, seed: int) -> tr.TransformerLesson:
+    """The page's one NumPy attn_core call."""
+    return tr.transformer_lesson(a, b, d_model=d_model, H=H, seed=seed)
+
+
+@st.cache_data(max_entries=32, show_spinner="Running the model on each sentence…")
+def _senses(_loaded: "LoadedModel", name: str, source: str, sentences: tuple[str, ...], word: str) -> "WordSenses":
+    """The real-model call (torch is imported only here, when the section is shown)."""
+    from attn_core import models
+
+    return models.word_senses(_loaded, list(sentences), word)
+
+
+def _n(value: float, digits: int = 3) -> str:
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "−")
+
+
+def _e(value: float) -> str:
+    """A difference that should be (about) 0: "0" when exactly 0, else scientific."""
+    return "0" if value == 0 else f"{value:.1e}".replace("-", "−")
+
+
+def _big(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def _q(text: str) -> str:
+    return f"“{md_escape(text)}”"
+
+
+# --------------------------------------------------------------------------- widgets
+
+state.start()
+deck = Deck(TITLES, step_key=state.key("step"))
+
+st.title("Attention in a transformer")
+st.markdown(
+    "Self-attention is one layer of a bigger machine. This page puts it in its place: what it does that a "
+    "plain dense layer cannot, how it is split into heads, how a batch of sentences of different lengths is "
+    "handled, what surrounds it in a transformer block, how the encoder and the decoder use it, and why it "
+    "replaced recurrent networks. The last section follows one word through a real model."
+)
+left, right = st.columns(2)
+left.text_input("Sentence A (the encoder's source)", key=state.key("a"), max_chars=MAX_CHARS)
+right.text_input("Sentence B (the decoder's target)", key=state.key("b"), max_chars=MAX_CHARS)
+c1, c2, c3 = st.columns(3)
+c1.select_slider("d_model (width of every token vector)", options=tr.D_MODELS, key=state.key("d_model"))
+c2.select_slider("H (attention heads)", options=tr.HEADS, key=state.key("heads"))
+c3.number_input("Seed for the random weights", min_value=0, max_value=10_000, step=1, key=state.key("seed"))
+tokens_a = checked_tokens(str(state.value("a")), what="sentence A")
+tokens_b = checked_tokens(str(state.value("b")), what="sentence B")
+deck.nav()
+
+lesson = None
+if tokens_a and tokens_b:
+    lesson = _lesson(
+        tuple(tokens_a),
+        tuple(tokens_b),
+        int(state.value("d_model")),
+        int(state.value("heads")),
+        int(state.value("seed")),
+    )
+elif deck.current < 6:
+    st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
+
+# --------------------------------------------------------------------------- 1. dense vs attention
+if lesson is not None and deck.shows(0):
+    st.header(f"1. {TITLES[0]}")
+    dv = lesson.dense
+    (ta, tb), c = dv.tokens, dv.common
+    st.markdown(
+        "Both a dense layer and attention can make each token's new vector a weighted sum of the tokens' "
+        r"values: $\text{output}_i = \sum_j W_{ij} v_j$. The difference is where W comes from. A dense layer that "
+        "mixes positions learns one weight per pair of positions; once trained, it applies the same weights to "
+        "every sentence, whatever the words. Attention computes its weights from the sentence itself, "
+        r"$W_{ij} = \operatorname{softmax}_j(q_i \cdot k_j / \sqrt{d_k})$, so a small weight means these two "
+        "words do not match, not that the layer always ignores that position."
+    )
+    st.markdown(
+        f"Below, both sentences go through one dense mixing layer and one attention head (random weights, "
+        f"d_model = {dv.attention[0].x.shape[1]}, d_k = {dv.attention[0].d_k}). Over the {c} positions both "
+        "sentences have:"
+    )
+    st.latex(
+        rf"\max_{{i,j<{c}}} \left|W^{{\text{{dense}}}}_A - W^{{\text{{dense}}}}_B\right| = {_e(dv.dense_gap)},"
+        rf"\qquad \max_{{i,j<{c}}} \left|W^{{\text{{attention}}}}_A - W^{{\text{{attention}}}}_B\right| = "
+        rf"{_n(dv.attention_gap)}"
+    )
+    for kind, mats, value_kind, zmax in (
+        ("Dense layer", dv.dense, "signed", dv.dense_zmax),
+        ("Attention", tuple(s.weights for s in dv.attention), "weights", None),
+    ):
+        cols = st.columns(2)
+        for column, name, tokens, w in zip(cols, ("A", "B"), (ta, tb), mats, strict=True):
+            with column:
+                title = f"{kind} weights, sentence {name}"
+                show_figure(
+                    heatmap(
+                        w,
+                        rows=list(tokens),
+                        cols=list(tokens),
+                        title=title,
+                        kind=value_kind,
+                        row_title="output",
+                        col_title="input",
+                        value_name="weight",
+                        zmax=zmax,
+                    ),
+                    key=f"tf_dense_{kind[:5].lower()}_{name}",
+                    table=Table(
+                        w, rows=tokens, cols=tokens, name=title, kind=value_kind, row_title="output", col_title="input"
+                    ),
+                )
+    st.caption(
+        f"The dense weights are one fixed matrix for up to {tr.MAX_POSITIONS} positions; a sentence uses its "
+        "first T rows and "
+        "columns. Unlike attention's, its rows need not add up to 1 (that is not what makes it different)."
+    )
+
+# --------------------------------------------------------------------------- 2. d_k = d_model / H
+if lesson is not None and deck.shows(1):
+    st.header(f"2. {TITLES[1]}")
+    sp, mini = lesson.split, lesson.minilm
+    st.markdown(
+        "Multi-head attention does not make the model wider. The usual rule splits d_model among the H heads: "
+        "each head gets queries, keys and values of width d_k = d_model / H, the H outputs are laid side by side "
+        "(again d_model wide) and W_O mixes them. H heads then cost as much as one head of the full width."
+    )
+    if mini is not None:
+        st.markdown(
+            f"In {mini.name}, whose files ship with this app, config.json says hidden_size = {mini.d_model} and "
+            f"num_attention_heads = {mini.n_heads}, so each head works in d_k = {mini.d_model} / {mini.n_heads} = "
+            f"**{mini.d_k}** dimensions."
+        )
+        st.latex(rf"d_k = \frac{{d_{{\text{{model}}}}}}{{H}} = \frac{{{mini.d_model}}}{{{mini.n_heads}}} = {mini.d_k}")
+    else:
+        st.info("The embedded model's config.json was not found, so its sizes cannot be shown here.")
+    if sp.divides:
+        st.markdown(f"With your choice, d_model = {sp.d_model} and H = {sp.H}:")
+    else:
+        st.warning(
+            f"{sp.d_model} / {sp.H_asked} is not a whole number, so {sp.H_asked} heads cannot share d_model "
+            f"evenly. The rest of the page uses H = {sp.H}, the largest number of heads up to {sp.H_asked} that "
+            f"divides {sp.d_model}."
+        )
+    st.latex(
+        rf"d_k = \frac{{{sp.d_model}}}{{{sp.H}}} = {sp.d_k},\qquad W_q, W_k, W_v \text{{ over all heads: }} "
+        rf"3 \cdot {sp.H} \cdot {sp.d_model} \cdot {sp.d_k} = {_big(sp.qkv_params).replace(',', '{,}')} "
+        rf"= 3 \cdot {sp.d_model}^2"
+    )
+
+# --------------------------------------------------------------------------- 3. padding
+if lesson is not None and deck.shows(2):
+    st.header(f"3. {TITLES[2]}")
+    p = lesson.padding
+    T_max = p.T_max
+    st.markdown(
+        "A model processes sentences in batches, and a batch is one array: every sentence must have the same "
+        f"length. The shorter ones are filled up with a padding token {tr.PAD} that means nothing. Attention "
+        "must not look at it, or the filler would leak into the real tokens' outputs. The padding mask hides "
+        "every padding key (−∞ before the softmax, so weight exactly 0); queries at padding positions still get "
+        "an output, which is thrown away."
+    )
+    st.table(pd.DataFrame([list(t) for t in p.tokens], index=["A", "B"], columns=[str(i) for i in range(T_max)]))
+    st.caption(
+        f"The batch: {p.x.shape[0]} sentences × {T_max} positions × d_model = {p.x.shape[2]}, as one array "
+        f"of shape {p.x.shape}; the mask has shape {p.masks.shape}."
+    )
+    if p.lengths[0] == p.lengths[1]:
+        st.info(
+            f"Both sentences have {p.lengths[0]} tokens, so neither needs padding. Make one of them shorter to see "
+            "the mask at work."
+        )
+    b = p.padded
+    name = "AB"[b]
+    tokens = list(p.tokens[b])
+    n_real = p.lengths[b]
+    n_pad = T_max - n_real
+    if n_pad:
+        rounding = " (rounding only)" if p.delta_masked[b] else ""
+        st.markdown(
+            f"With the mask, the largest weight any query gives a padding key is **{p.pad_weight:g}**, and the "
+            f"real tokens of sentence {name} get the same outputs as sentence {name} run alone: max |Δ| = "
+            f"**{_e(p.delta_masked[b])}**{rounding}. Without the mask, max |Δ| = **{_n(p.delta_unmasked[b])}**: "
+            f"the {n_pad} padding token{'s' if n_pad != 1 else ''} changed the output of "
+            f"{p.changed_unmasked[b]} of the {n_real} real tokens."
+        )
+    cols = st.columns(2)
+    with cols[0]:
+        show_figure(
+            mask_heatmap(p.masks[b], tokens, title=f"Padding mask, sentence {name}"),
+            key="tf_pad_mask",
+            table=Table(
+                p.masks[b].astype(float),
+                rows=tokens,
+                cols=tokens,
+                name=f"Padding mask, sentence {name}",
+                kind="mask",
+                row_title="query",
+                col_title="key",
+            ),
+        )
+    with cols[1]:
+        st.markdown(
+            f"Row i of the mask says which keys query i may look at: 1 for the {n_real} real tokens, 0 for "
+            f"{tr.PAD}. Every row is the same, because what is hidden depends only on the key. Below, the same "
+            "head without and with it: without, every real query gives some weight to the padding column."
+        )
+    cols = st.columns(2)
+    for column, steps, what in ((cols[0], p.unmasked[b], "without"), (cols[1], p.masked[b], "with")):
+        with column:
+            title = f"Weights {what} the mask"
+            show_figure(
+                heatmap(
+                    steps.weights,
+                    rows=tokens,
+                    cols=tokens,
+                    title=title,
+                    kind="weights",
+                    row_title="query",
+                    col_title="key",
+                    value_name="weight",
+                ),
+                key=f"tf_pad_{what}",
+                table=Table(
+                    steps.weights,
+                    rows=tokens,
+                    cols=tokens,
+                    name=f"{title}, sentence {name}",
+                    kind="weights",
+                    row_title="query",
+                    col_title="key",
+                ),
+            )
+
+# --------------------------------------------------------------------------- 4. the block
+if lesson is not None and deck.shows(3):
+    st.header(f"4. {TITLES[3]}")
+    blk, sp = lesson.block, lesson.split
+    T, d_model = blk.x.shape
+    d_ff = blk.ffn_hidden.shape[1]
+    mean_max, std_mean = blk.output_stats
+    st.markdown(
+        "An encoder block wraps attention in four more steps. The H heads run side by side and their outputs are "
+        "concatenated; W_O mixes them back to d_model. The block's input is added back (the **residual**, so "
+        "the block only has to learn a change, and gradients have a short path through many blocks). "
+        "**LayerNorm** rescales each token's vector to mean 0 and variance 1. The **feed-forward network** then "
+        f"works on each token alone, widening it to d_ff = 4·d_model = {d_ff} and back, followed by a second "
+        "residual and LayerNorm."
+    )
+    st.markdown(
+        f"Below, one such block really runs on sentence A (T = {T}, d_model = {d_model}, H = {sp.H}, "
+        f"random weights); every shape is read from the arrays it made. After the last LayerNorm each token's "
+        f"vector has mean within {_e(mean_max)} of 0 and a standard deviation of {_n(std_mean, 4)} on average."
+    )
+    stages = blk.stages()
+    title = f"One encoder block: T = {T}, d_model = {d_model}, H = {sp.H}, d_k = {sp.d_k}"
+    show_figure(
+        block_diagram(stages, residuals=tr.BlockSteps.RESIDUALS, title=title),
+        key="tf_block",
+        table=Table(
+            np.array([[s[3][0], s[3][1]] for s in stages], dtype=float),
+            rows=tuple(f"{s[1]}: {s[2]}" for s in stages),
+            cols=("rows", "columns"),
+            name="Shapes in one encoder block",
+            row_title="step",
+            col_title="size",
+        ),
+    )
+    st.caption(
+        f"Weights: {sp.H} heads with W_q, W_k, W_v of {d_model} × {sp.d_k} each; W_O {blk.attention.w_o.shape[0]} "
+        f"× {blk.attention.w_o.shape[1]}; W_1 {d_model} × {d_ff} and W_2 {d_ff} × {d_model}. This is the "
+        "original (post-LayerNorm) order, as in BERT; many newer models put the LayerNorm before attention "
+        "and the FFN instead."
+    )
+
+# --------------------------------------------------------------------------- 5. encoder and decoder
+if lesson is not None and deck.shows(4):
+    st.header(f"5. {TITLES[4]}")
+    m = lesson.masks
+    src, tgt = list(m.source), list(m.target)
+    st.markdown(
+        "A translation model has two stacks. The **encoder** reads the whole source sentence at once: full "
+        "self-attention, every token sees every token. The **decoder** writes the target one token at a time, "
+        "so its self-attention is **causal**: a token sees itself and the tokens before it. Each decoder block "
+        "then has a **cross-attention** layer: its queries come from the decoder, its keys and values from the "
+        "encoder's output, and it may look at every source token."
+    )
+    st.markdown(
+        f"Here sentence A ({len(src)} tokens) is the source and sentence B ({len(tgt)} tokens) the target. "
+        f"Allowed pairs: encoder {int(m.encoder_self.sum())} of {m.encoder_self.size}, decoder "
+        f"{int(m.decoder_self.sum())} of {m.decoder_self.size}, cross {int(m.cross.sum())} of {m.cross.size}."
+    )
+    cols = [*st.columns(2), *st.columns(2)]
+    panels = (
+        ("Encoder self-attention", m.encoder_self, src, src, "source query", "source key", "tf_mask_enc"),
+        ("Decoder self-attention (causal)", m.decoder_self, tgt, tgt, "target query", "target key", "tf_mask_dec"),
+        ("Cross-attention", m.cross, tgt, src, "target query", "source key", "tf_mask_cross"),
+    )
+    for column, (title, mask, rows, cols_, rt, ct, key) in zip(cols, panels, strict=False):
+        with column:
+            show_figure(
+                heatmap(
+                    mask.astype(float),
+                    rows=rows,
+                    cols=cols_,
+                    title=title,
+                    kind="weights",
+                    row_title=rt,
+                    col_title=ct,
+                    value_name="may attend",
+                    fmt=".0f",
+                    show_scale=False,
+                ),
+                key=key,
+                table=Table(
+                    mask.astype(float),
+                    rows=rows,
+                    cols=cols_,
+                    name=f"{title} mask",
+                    kind="mask",
+                    row_title=rt,
+                    col_title=ct,
+                ),
+            )
+    with cols[3]:
+        st.markdown(
+            f"Read the cross-attention mask as the decoder's {len(tgt)} target tokens (rows) asking the encoder's "
+            f"{len(src)} source tokens (columns). It is full: the whole source sentence is known before the "
+            "decoder starts, so nothing there is in the future. Only the decoder's own self-attention needs the "
+            "causal mask."
+        )
+
+# --------------------------------------------------------------------------- 6. recurrence
+if lesson is not None and deck.shows(5):
+    st.header(f"6. {TITLES[5]}")
+    co = lesson.cost
+    st.markdown(
+        "A recurrent network reads a sentence one token at a time: step t needs the result of step t − 1, so "
+        "the steps cannot run side by side, and what the first token says reaches the last only after passing "
+        "through every step between them. Self-attention computes every position at once, and any two tokens "
+        "meet directly, in one step. The price is a score for every pair of tokens."
+    )
+    rows = pd.DataFrame(
+        {
+            "self-attention": [
+                str(co.attention_sequential),
+                str(co.attention_path),
+                f"{co.T}²·{co.d} = {_big(co.attention_ops)}",
+            ],
+            "grows like": ["O(1)", "O(1)", "O(T²·d)"],
+            "recurrent layer": [
+                str(co.recurrent_sequential),
+                str(co.recurrent_path),
+                f"{co.T}·{co.d}² = {_big(co.recurrent_ops)}",
+            ],
+            "grows like ": ["O(T)", "O(T)", "O(T·d²)"],
+        },
+        index=pd.Index(
+            ["sequential steps", "steps between the first and last token", "operations per layer (order of)"],
+            name=f"T = {co.T}, d = {co.d}",
+        ),
+    )
+    st.table(rows)
+    cheaper = "self-attention" if co.attention_ops < co.recurrent_ops else "the recurrent layer"
+    st.markdown(
+        f"For sentence A (T = {co.T}) and d_model = {co.d}, {cheaper} does fewer operations per layer "
+        f"({_big(min(co.attention_ops, co.recurrent_ops))} against {_big(max(co.attention_ops, co.recurrent_ops))}). "
+        f"T²·d is smaller than T·d² exactly when T < d: sentences are usually shorter than the model is wide, "
+        f"which is why attention won, and why very long inputs (T above {co.d} here) call for the sparse masks of "
+        "the Masks and cost page."
+    )
+    show_figure(
+        log_x_lines(
+            co.T_values,
+            {"self-attention T²·d": co.attention_curve, "recurrent T·d²": co.recurrent_curve},
+            title=f"Operations per layer against T (d = {co.d})",
+            x_title="T (tokens)",
+            y_title="operations",
+            log_y=True,
+        ),
+        key="tf_cost",
+        table=Table(
+            np.stack([co.attention_curve, co.recurrent_curve], axis=1).astype(float),
+            rows=tuple(str(t) for t in co.T_values),
+            cols=("self-attention T²·d", "recurrent T·d²"),
+            name="Operations per layer",
+            kind="lines",
+            row_title="T",
+            col_title="layer",
+        ),
+    )
+
+# --------------------------------------------------------------------------- 7. the real model
+if deck.shows(6):
+    st.header(f"7. {TITLES[6]}")
+    st.markdown(
+        "A word's first vector in a transformer is looked up in a table (plus a vector for its position), the "
+        "same in every sentence. The "
+        "attention layers then mix in the words around it, so by the last layer “bears” the animal, “bears” "
+        "the verb and “Bears” the team can end up far apart. Here is that happening in all-MiniLM-L6-v2: "
+        "the word's vector in each sentence, compared layer by layer with cosine similarity (1 = same direction)."
+    )
+    from ui.model_cache import try_load  # torch loads only when this section is shown
+
+    loaded, why = try_load()
+    if loaded is None:
+        st.warning(f"The real model is not available, so this section cannot run: {md_escape(why or '')}")
+    else:
+        left, right = st.columns([3, 2])
+        keep = {"persist_state": "page"}  # kept while presenter mode shows another section
+        left.text_area("Sentences, one per line", key=state.key("sentences"), height=140, max_chars=MAX_CHARS, **keep)
+        right.text_input(
+            "Word to follow",
+            key=state.key("word"),
+            max_chars=40,
+            **keep,
+            help="Found in any case, with or without a final s: bears, Bears, bear",
+        )
+        L = loaded.n_layers
+        if int(state.value("layer")) > L:
+            st.session_state[state.key("layer")] = L
+        right.slider(
+            "Layer (0 = the embeddings, before any attention)", min_value=0, max_value=L, key=state.key("layer"), **keep
+        )
+        sentences = [s.strip() for s in str(state.value("sentences")).splitlines() if s.strip()][:MAX_SENTENCES]
+        word = str(state.value("word")).strip()
+        layer = int(state.value("layer"))
+        senses = None
+        if len(sentences) < 2 or not word:
+            st.info("Type at least two sentences, one per line, and a word that appears in them.")
+        else:
+            try:
+                senses = _senses(loaded, loaded.name, loaded.source, tuple(sentences), word)
+            except ValueError as err:
+                st.warning(md_escape(str(err)))
+        if senses is not None:
+            for n in senses.missing:
+                st.caption(f"{_q(word)} is not in sentence {n + 1} ({_q(sentences[n])}); it is left out.")
+            found = []
+            for k, sense in enumerate(senses.senses):
+                split = (
+                    f", split into {len(sense.pieces)} WordPieces ({', '.join(_q(p) for p in sense.pieces)}): "
+                    f"the first is used"
+                    if len(sense.pieces) > 1
+                    else ""
+                )
+                found.append(
+                    f"{k + 1}. {_q(sense.sentence)}: {_q(sense.word)} is token {sense.index} "
+                    f"{_q(sense.tokens[sense.index])}{split}"
+                )
+            st.markdown("\n".join(found))
+            labels = [f"{k + 1}: {s.sentence}" for k, s in enumerate(senses.senses)]
+            short = [f"{k + 1}: {s.word}" for k, s in enumerate(senses.senses)]
+            mean = senses.mean_similarity
+            a, b, hi = senses.pair(layer)
+            c, d, lo = senses.pair(layer, most=False)
+            last = senses.n_layers
+            la, lb, lhi = senses.pair(last)
+            lc, ld, llo = senses.pair(last, most=False)
+            at_last = (
+                ""
+                if layer == last
+                else f" At the last layer the closest pair is {la + 1} and {lb + 1} ({_n(lhi)}) "
+                f"and the farthest {lc + 1} and {ld + 1} ({_n(llo)})."
+            )
+            st.markdown(
+                f"At layer {layer}, the most alike are sentences {a + 1} and {b + 1} (cosine {_n(hi)}), the least "
+                f"alike {c + 1} and {d + 1} ({_n(lo)}). The mean over all pairs goes from {_n(mean[0])} at layer "
+                f"0 to {_n(mean[-1])} at layer {last}.{at_last}"
+            )
+            left, right = st.columns(2)
+            with left:
+                sim = senses.similarity[layer]
+                show_figure(
+                    heatmap(
+                        sim,
+                        rows=short,
+                        cols=short,
+                        title=f"Cosine similarity at layer {layer}",
+                        kind="signed",
+                        zmax=1.0,
+                        row_title="sentence",
+                        col_title="sentence",
+                        value_name="cosine",
+                    ),
+                    key="tf_sense_sim",
+                    table=Table(
+                        sim,
+                        rows=labels,
+                        cols=labels,
+                        name=f"Cosine similarity at layer {layer}",
+                        row_title="sentence",
+                        col_title="sentence",
+                    ),
+                )
+            with right:
+                layers = np.arange(last + 1)
+                show_figure(
+                    line_chart(
+                        layers,
+                        {"mean over pairs of sentences": mean},
+                        title="Mean cross-sentence similarity by layer",
+                        x_title="layer",
+                        y_title="cosine similarity",
+                    ),
+                    key="tf_sense_mean",
+                    table=Table(
+                        mean[:, None],
+                        rows=tuple(str(n) for n in layers),
+                        cols=("mean cosine",),
+                        name="Mean cross-sentence cosine similarity",
+                        kind="lines",
+                        row_title="layer",
+                        col_title="series",
+                    ),
+                )
+            st.subheader(f"Where the word looks at layer {layer}")
+            if layer == 0:
+                st.info(
+                    "Layer 0 is the embedding table, before any attention. Pick a layer from 1 to "
+                    f"{last} to see which tokens the word attends to."
+                )
+            else:
+                shares = ", ".join(_n(sense.special_share(layer), 2) for sense in senses.senses)
+                st.markdown(
+                    f"The word's row of attention weights in layer {layer}, averaged over the {loaded.n_heads} "
+                    f"heads. The part that goes to [CLS] and [SEP], sentence by sentence: {shares}. Many heads use "
+                    "these two tokens as a place to put attention they do not need."
+                )
+                cols = st.columns(2)
+                for k, sense in enumerate(senses.senses):
+                    row = sense.attention[layer - 1]
+                    tokens = list(sense.tokens)
+                    title = f"{k + 1}: {sense.word}, token {sense.index}, layer {layer}"
+                    with cols[k % 2]:
+                        show_figure(
+                            bar_chart(
+                                tokens, row, title=title, y_title="weight", y_range=(0, 1.05), fmt=".2f", height=280
+                            ),
+                            key=f"tf_sense_row_{k}",
+                            table=Table(
+                                row[None, :],
+                                rows=(sense.tokens[sense.index],),
+                                cols=tokens,
+                                name=f"Attention of {sense.word} in sentence {k + 1}",
+                                kind="bars",
+                                row_title="query",
+                                col_title="key",
+                            ),
+                        )
+
+state.sync()

@@ -1,0 +1,289 @@
+"""The page "The articles, checked": attn_core.articles against plain arithmetic and torch, and
+the page (AppTest) against the numbers it claims."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from numpy.testing import assert_allclose, assert_array_equal
+from streamlit.testing.v1 import AppTest
+
+from attn_core import articles as ar
+from attn_core import experiments as ex
+from attn_core import lessons
+from tests.figdata import decode, figure_by_title, z_matrix
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "lessons" / "articles.py")
+SEEDS = Path("/work/shared/seeds")  # the source articles, where this checkout has them
+
+
+def _torch_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    t = [torch.from_numpy(np.asarray(a, dtype=np.float64)) for a in (q, k, v)]
+    m = None if mask is None else torch.from_numpy(np.asarray(mask, dtype=bool))
+    return F.scaled_dot_product_attention(*t, attn_mask=m).numpy()
+
+
+# --------------------------------------------------------------------------- the article's own words
+
+
+def _seed(name_start: str) -> str:
+    files = sorted(SEEDS.glob(f"{name_start}*.txt")) if SEEDS.is_dir() else []
+    if not files:
+        pytest.skip("the source articles are not in this checkout")
+    return files[0].read_text(encoding="utf-8")
+
+
+def test_the_quoted_score_is_the_articles():
+    text = _seed("000")
+    assert f"results in a score of {ar.ARTICLE_SCORE}." in text
+    for name in ar.GIVEN:  # every vector we call "given" is in the article as we give it
+        values = ", ".join(f"{v:.1f}".replace("-", "-") for v in ar.DEFAULT_VECTORS[name])
+        assert f"[{values}]" in text, name
+
+
+def test_the_quoted_causal_table_is_the_articles():
+    """Read the masked table out of the notes' LaTeX: each row k_j, how many -inf it starts with."""
+    text = _seed("003")
+    masked_table = text[text.index("Masking") :]
+    rows = re.findall(r"k_(\d) & (.*?)\\\\", masked_table[: masked_table.index("Softmax")])
+    assert [int(j) for j, _ in rows] == list(range(1, 9))
+    leads = []
+    for _, cells in rows:
+        cells = [c.strip() for c in cells.split("&")]
+        leads.append(next(n for n, c in enumerate([*cells, "end"]) if c != r"-\infty"))
+    assert tuple(leads) == ar.ARTICLE_CAUSAL_LEAD
+
+
+# --------------------------------------------------------------------------- 1. the 3-number example
+
+
+def test_q_cat_dot_k_mat_term_by_term():
+    d = ar.dot_example()
+    # 0.5 x 0.3 = 0.15, -0.3 x 0.4 = -0.12, 0.8 x -0.2 = -0.16
+    assert_allclose(d.terms, [0.15, -0.12, -0.16], atol=1e-15)
+    assert d.score_mat == pytest.approx(-0.13, abs=1e-12)
+    assert d.article_score == 0.24 and abs(d.score_mat - d.article_score) > 0.3
+    assert d.scores[d.mat] == pytest.approx(d.score_mat)
+
+
+def test_cat_row_equals_torch_sdpa():
+    d = ar.dot_example()
+    assert_allclose(d.output, _torch_attention(d.q[None], d.k, d.v)[0], atol=1e-12)
+    e = np.exp(d.scores / math.sqrt(3))
+    assert_allclose(d.weights, e / e.sum(), atol=1e-15)
+    article = d.scores.copy()
+    article[d.mat] = 0.24
+    assert_allclose(d.article_weights, np.exp(article / math.sqrt(3)) / np.exp(article / math.sqrt(3)).sum())
+
+
+def test_user_vectors_and_bad_text():
+    d = ar.dot_example({"k_mat": "0.3, 0.4, 0.2", "v_cat": "banana", "q_cat": "[1 −2 3]"})
+    assert_allclose(d.vectors["k_mat"], [0.3, 0.4, 0.2])
+    assert_allclose(d.q, [1, -2, 3])
+    assert d.score_mat == pytest.approx(0.3 - 0.8 + 0.6)
+    assert [name for name, _ in d.problems] == ["v_cat"]
+    assert_allclose(d.vectors["v_cat"], ar.DEFAULT_VECTORS["v_cat"])
+
+
+@pytest.mark.parametrize("text", ["", "1, 2", "1, 2, 3, 4", "1, nan, 2", "1, inf, 2", "1e400, 0, 0", "a, b, c"])
+def test_parse_vector_refuses(text):
+    with pytest.raises(ValueError, match=r"numbers|finite"):
+        ar.parse_vector(text)
+
+
+# --------------------------------------------------------------------------- 2. the causal table
+
+
+def test_causal_table_wrong_cells():
+    c = ar.causal_check()
+    assert c.tokens == ("The", "hiking", "trail", "led", "us", "through", "bear", "country")
+    wrong = [(j, i) for j in range(8) for i in range(8) if i >= ar.ARTICLE_CAUSAL_LEAD[j] and j > i]
+    assert list(c.wrong) == wrong == [(5, 3), (5, 4)]  # k6 with q4 and q5, counting from 1
+    assert_array_equal(c.correct, np.tril(np.ones((8, 8), dtype=bool)).T)
+    steps = c.steps_correct
+    assert np.all(steps.weights[np.triu_indices(8, 1)] == 0.0) and c.future_weight == 0.0
+    assert_allclose(
+        steps.output, _torch_attention(steps.q, steps.k, steps.v, np.tril(np.ones((8, 8), bool))), atol=1e-12
+    )
+    a = c.steps_article
+    assert_allclose(a.output, _torch_attention(a.q, a.k, a.v, c.article.T), atol=1e-12)
+    assert np.all(c.leaked > 0)
+    assert_allclose(c.leaked, [a.weights[3, 5], a.weights[4, 5]])
+
+
+# --------------------------------------------------------------------------- 3. rows or columns
+
+
+def test_rows_and_columns():
+    r = ar.articles_lesson().rows
+    t = torch.from_numpy(r.scaled)
+    assert_allclose(r.by_row, torch.softmax(t, dim=-1).numpy(), atol=1e-15)
+    assert_allclose(r.by_column, torch.softmax(t, dim=0).numpy(), atol=1e-15)
+    assert_allclose(r.row_sums[0], 1.0) and assert_allclose(r.column_sums[1], 1.0)
+    assert np.abs(r.row_sums[1] - 1).max() > 0.1 and np.abs(r.column_sums[0] - 1).max() > 0.1
+    assert r.transposed_gap == 0.0
+
+
+# --------------------------------------------------------------------------- 4. shapes
+
+
+def test_shapes_and_the_full_sum():
+    s = ar.shape_check()
+    assert s.x.shape == (16, 8) and s.w_q.shape == (8, 4) and s.q.shape == (16, 4)
+    by_hand = sum(s.x[0, n] * s.w_q[n, 0] for n in range(8))
+    assert s.value == pytest.approx(by_hand, abs=1e-14) == pytest.approx(s.q[0, 0])
+    assert s.article_value == pytest.approx(sum(s.x[0, n] * s.w_q[n, 0] for n in range(4)))
+    assert abs(s.article_value - s.value) > 1e-3
+
+
+# --------------------------------------------------------------------------- 5. conventions
+
+
+def test_column_convention_equals_row_convention():
+    cv = ar.articles_lesson().conventions
+    assert cv.q_col.shape == cv.q.T.shape
+    assert cv.scores_gap < 1e-12 and cv.output_gap < 1e-12
+    assert_allclose(cv.output_row, _torch_attention(cv.q, cv.k, cv.v), atol=1e-12)
+
+
+# --------------------------------------------------------------------------- 6. winner takes all?
+
+
+def test_softmax_lab_entropy_at_m1_is_about_2_4_of_3_bits():
+    w = ar.winner_check()
+    scores = ex.random_scores(8, seed=0)
+    assert_array_equal(w.lab.scores, lessons.softmax_lab().scores)
+    p = np.exp(scores - scores.max())
+    p /= p.sum()
+    bits = -sum(x * math.log2(x) for x in p)
+    assert w.lab.entropy == pytest.approx(bits, abs=1e-12)
+    assert w.lab.entropy == pytest.approx(lessons.softmax_lab().saturation.entropy)
+    assert 2.35 < w.lab.entropy < 2.45 and w.max_entropy == 3.0
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_scaling_keeps_learned_scores_large(scale):
+    w = ar.winner_check(scale)
+    assert w.var_scaled == pytest.approx(scale**4, rel=0.1)
+    assert w.var_raw == pytest.approx(w.d_k * scale**4, rel=0.1)
+    if scale == 3.0:
+        assert w.mean_top > 0.8 and w.mean_entropy < 0.6 and w.row_weights.max() > 0.99
+    else:
+        assert w.mean_entropy == pytest.approx(w.unit_mean_entropy)
+    assert w.unit_mean_entropy > 2.0
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=60)
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [x.value for x in at.latex] + [c.value for c in at.caption])
+
+
+def _fig(at: AppTest, title: str) -> dict:
+    """A figure by its title as the builders write it (HTML-escaped)."""
+    return figure_by_title(at, html.escape(title))
+
+
+def _g(value: float) -> str:
+    return f"{value:.4g}".replace("-", "−")
+
+
+def test_page_states_the_computed_numbers():
+    at = _run(_page())
+    lesson = ar.articles_lesson()
+    text = _text(at)
+    d = lesson.dot
+    assert f"add up to **{_g(d.score_mat)}**, not the {_g(d.article_score)}" in text
+    assert "**−0.13**, not the 0.24" in text
+    assert "0.15 - 0.12 - 0.16 = -0.13" in text
+    fig = _fig(at, "Weights of “cat”")
+    assert_allclose(decode(fig["data"][0]["y"]), d.weights)
+    assert f"mat's weight would have been {d.article_weights[d.mat]:.3f}" in text
+    # 2. the causal table: the cells named, the masks drawn, the leak stated
+    assert "They leave q4ᵀk6 and q5ᵀk6 in" in text
+    c = lesson.causal
+    article = _fig(at, "The notes' table")
+    assert_array_equal(z_matrix(article["data"][0]), c.article.astype(float))
+    assert list(zip(article["data"][1]["y"], article["data"][1]["x"], strict=True)) == [(5, 3), (5, 4)]
+    assert_array_equal(z_matrix(_fig(at, "The correct table")["data"][0]), c.correct.astype(float))
+    assert f"“led” gives {c.leaked[0]:.3f} of its weight to “through”" in text
+    assert_allclose(z_matrix(_fig(at, "Weights with the notes' mask")["data"][0]), c.steps_article.weights)
+    # 3. rows or columns
+    r = lesson.rows
+    assert_allclose(z_matrix(_fig(at, "Softmax over each row")["data"][0]), r.by_row)
+    assert_allclose(z_matrix(_fig(at, "Softmax over each column")["data"][0]), r.by_column)
+    sums = _fig(at, "Row sums")["data"]
+    assert_allclose(decode(sums[0]["y"]), 1.0) and assert_allclose(decode(sums[1]["y"]), r.row_sums[1])
+    assert_allclose(decode(_fig(at, "Column sums")["data"][1]["y"]), 1.0)
+    # 4. shapes
+    s = lesson.shapes
+    assert f"is **{s.q.shape[0]} × {s.q.shape[1]}**" in text and "**16 × 4**" in text
+    assert f"4. Shapes: Q is {s.q.shape[0]} × {s.q.shape[1]}" in [h.value for h in at.header]
+    assert f"gives {s.article_value:.4f} instead of {s.value:.4f}".replace("-", "−") in text
+    # 5. conventions
+    assert r"\right| = 0,\qquad" in text
+    # 6. winner takes all
+    w = lesson.winner
+    assert f"entropy is **{w.lab.entropy:.2f} bits** of a possible {w.max_entropy:.2f}" in text
+    assert "**2.41 bits** of a possible 3.00" in text
+    assert_allclose(decode(_fig(at, "Weights softmax(s), m = 1")["data"][0]["y"]), w.lab.weights)
+    assert f"mean entropy is **{w.mean_entropy:.2f} bits**" in text
+
+
+def test_editing_a_vector_updates_the_page_and_the_url():
+    at = _run(_page())
+    at.text_input(key="art_k_mat").set_value("0.3, 0.4, 0.2")
+    _run(at)
+    d = ar.dot_example({"k_mat": "0.3, 0.4, 0.2"})
+    assert d.score_mat == pytest.approx(0.19)
+    assert f"add up to **{_g(d.score_mat)}**" in _text(at)
+    assert_allclose(decode(_fig(at, "Weights of “cat”")["data"][0]["y"]), d.weights)
+    assert at.query_params.get("k_mat") in ("0.3, 0.4, 0.2", ["0.3, 0.4, 0.2"])
+    at.text_input(key="art_v_cat").set_value("not numbers")
+    _run(at)
+    assert any("v_cat" in w.value for w in at.warning)
+
+
+def test_the_url_sets_the_vectors_and_presenter_mode_shows_one_section():
+    at = _page()
+    at.query_params["q_cat"] = "1, 0, 0"
+    at.query_params["scale"] = "2"
+    _run(at)
+    d = ar.dot_example({"q_cat": "1, 0, 0"})
+    assert f"add up to **{_g(d.score_mat)}**" in _text(at)
+    assert at.select_slider(key="art_scale").value == 2.0
+    at = _page()
+    at.session_state["present"] = True
+    at.query_params["step"] = "6"
+    _run(at)
+    assert [h.value for h in at.header] == ["6. Is softmax winner-takes-all?"]
+    assert "**2.41 bits**" in _text(at)
+
+
+@pytest.mark.parametrize("text", ["<script>alert(1)</script>", r"$\href{javascript:alert(1)}{x}$", "**1**, 2, 3", ""])
+def test_page_with_hostile_vector_text(text):
+    at = _run(_page())
+    at.text_input(key="art_k_mat").set_value(text)
+    _run(at)
+    assert any("k_mat" in w.value for w in at.warning)
+    assert "add up to **−0.13**" in _text(at)  # the article's value stands in
+    assert "<script>" not in _text(at) and "href" not in _text(at)

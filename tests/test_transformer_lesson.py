@@ -1,0 +1,390 @@
+"""The page "Attention in a transformer": attn_core.transformer against torch (LayerNorm,
+scaled_dot_product_attention, TransformerEncoderLayer), models.word_senses against the model
+itself, and the page (AppTest) against the numbers it claims."""
+
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from numpy.testing import assert_allclose, assert_array_equal
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from attn_core import transformer as tr
+from tests.figdata import decode, figure_by_title, figures, z_matrix
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "lessons" / "in_a_transformer.py")
+A, B = "The cat sat on the mat.", "Le chat était assis sur le tapis."
+BEARS = ["I love bears", "She bears the pain", "Bears won the game", "The hiking trail led us through bear country."]
+
+
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(ac.tokenize(text))
+
+
+# --------------------------------------------------------------------------- engine
+
+
+def test_layer_norm_equals_torch():
+    x = np.random.default_rng(0).normal(2.0, 3.0, (5, 24))
+    ln = torch.nn.LayerNorm(24, eps=tr.LN_EPS, elementwise_affine=False).double()
+    assert_allclose(tr.layer_norm(x), ln(torch.from_numpy(x)).detach().numpy(), atol=1e-12)
+
+
+def _torch_layer(w: tr.BlockWeights, d_model: int, H: int) -> torch.nn.TransformerEncoderLayer:
+    """torch's own encoder layer (post-LayerNorm, ReLU, no dropout) holding the same weights."""
+    layer = (
+        torch.nn.TransformerEncoderLayer(
+            d_model,
+            H,
+            dim_feedforward=w.w_1.shape[1],
+            dropout=0.0,
+            activation="relu",
+            batch_first=True,
+            norm_first=False,
+            layer_norm_eps=tr.LN_EPS,
+        )
+        .double()
+        .eval()
+    )
+
+    def t(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+
+    w_q = np.hstack([h.w_q for h in w.heads])  # H x (d_model, d_k) -> (d_model, H*d_k)
+    w_k = np.hstack([h.w_k for h in w.heads])
+    w_v = np.hstack([h.w_v for h in w.heads])
+    with torch.no_grad():
+        layer.self_attn.in_proj_weight.copy_(t(np.vstack([w_q.T, w_k.T, w_v.T])))  # nn.Linear stores (out, in)
+        layer.self_attn.in_proj_bias.zero_()
+        layer.self_attn.out_proj.weight.copy_(t(w.w_o.T))
+        layer.self_attn.out_proj.bias.zero_()
+        layer.linear1.weight.copy_(t(w.w_1.T))
+        layer.linear1.bias.copy_(t(w.b_1))
+        layer.linear2.weight.copy_(t(w.w_2.T))
+        layer.linear2.bias.copy_(t(w.b_2))
+    return layer
+
+
+@pytest.mark.parametrize(("d_model", "H"), [(16, 4), (64, 8), (384, 12)])
+def test_encoder_block_equals_torch_transformer_encoder_layer(d_model, H):
+    tokens = _tokens(A)
+    x = ac.embed(list(tokens), d_model, seed=3)
+    w = tr.init_block(d_model, H, seed=3)
+    steps = tr.encoder_block(x, w)
+    with torch.no_grad():
+        want = _torch_layer(w, d_model, H)(torch.from_numpy(x)[None])[0].numpy()
+    assert_allclose(steps.output, want, atol=1e-10)
+    T = len(tokens)
+    shapes = [s[3] for s in steps.stages()]
+    assert shapes == [
+        (T, d_model),
+        (T, d_model // H),
+        (T, d_model),
+        (T, d_model),
+        (T, d_model),
+        (T, d_model),
+        (T, 4 * d_model),
+        (T, d_model),
+        (T, d_model),
+        (T, d_model),
+    ]
+    mean_max, std_mean = steps.output_stats
+    assert mean_max < 1e-12 and std_mean == pytest.approx(1.0, abs=1e-3)
+
+
+def test_padding_mask_against_torch_and_the_unpadded_sentence():
+    p = tr.padding(_tokens(A), _tokens(B))
+    assert p.lengths == (7, 8) and p.tokens[0][-1] == tr.PAD and p.padded == 0
+    assert p.x.shape == (2, 8, tr.DEMO_D_MODEL) and p.masks.shape == (2, 8, 8)
+    assert np.all(p.masked[0].weights[:, 7] == 0.0) and p.pad_weight == 0.0
+    assert p.delta_masked[0] < 1e-12 and p.delta_unmasked[0] > 1e-3 and p.changed_unmasked[0] == 7
+    assert p.delta_masked[1] == p.delta_unmasked[1] == 0.0  # B has no padding
+    # the batch through torch's SDPA with the boolean key padding mask (True = may attend)
+    q = torch.from_numpy(np.stack([s.q for s in p.masked]))
+    k = torch.from_numpy(np.stack([s.k for s in p.masked]))
+    v = torch.from_numpy(np.stack([s.v for s in p.masked]))
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.from_numpy(p.masks)).numpy()
+    assert_allclose(out, np.stack([s.output for s in p.masked]), atol=1e-12)
+    assert_allclose(out[0, :7], p.alone[0].output, atol=1e-12)
+
+
+def test_dense_weights_are_the_same_attention_weights_differ():
+    dv = tr.dense_vs_attention(_tokens(A), _tokens(B))
+    c = dv.common
+    assert c == 7 and dv.dense_gap == 0.0
+    assert_array_equal(dv.dense[0], dv.dense[1][:c, :c])
+    assert dv.attention_gap == pytest.approx(np.abs(dv.attention[0].weights - dv.attention[1].weights[:c, :c]).max())
+    assert dv.attention_gap > 0.1
+    assert_allclose(dv.dense_output[0], dv.dense[0] @ dv.attention[0].v)
+
+
+def test_head_split_and_minilm_config():
+    assert tr.head_split(384, 12).d_k == 32
+    odd = tr.head_split(512, 12)
+    assert (odd.H, odd.d_k, odd.divides) == (8, 64, False)
+    assert tr.head_split(64, 4).qkv_params == 3 * 64**2
+    shape = tr.minilm_shape()
+    folder = tr.minilm_dir()
+    if folder is None:
+        pytest.skip("the embedded model package is not installed")
+    config = json.loads((folder / "config.json").read_text())
+    assert (
+        (shape.d_model, shape.n_heads, shape.n_layers)
+        == (config["hidden_size"], config["num_attention_heads"], config["num_hidden_layers"])
+        == (384, 12, 6)
+    )
+    assert shape.d_k == 32
+    assert tr.minilm_shape(ROOT / "no-such-folder") is None
+
+
+def test_the_engine_does_not_import_torch():
+    code = "import sys, attn_core.transformer, attn_core.articles; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_encoder_decoder_masks_and_cost():
+    m = tr.encoder_decoder_masks(_tokens(A), _tokens(B))
+    assert m.encoder_self.all() and m.cross.all() and m.cross.shape == (8, 7)
+    assert_array_equal(m.decoder_self, np.tril(np.ones((8, 8), dtype=bool)))
+    co = tr.cost(7, 64)
+    assert (co.attention_ops, co.recurrent_ops, co.recurrent_sequential, co.recurrent_path) == (
+        7 * 7 * 64,
+        7 * 64 * 64,
+        7,
+        6,
+    )
+    cross = co.T_values[co.attention_curve > co.recurrent_curve]
+    assert cross.min() > 64 >= co.T_values[co.attention_curve < co.recurrent_curve].max()
+
+
+# --------------------------------------------------------------------------- the page without the model
+
+
+def _page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=120)
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [x.value for x in at.latex] + [c.value for c in at.caption])
+
+
+def _fig(at: AppTest, title: str) -> dict:
+    return figure_by_title(at, html.escape(title))
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    monkeypatch.setattr("ui.model_cache.try_load", lambda name=None: (None, "switched off for this test"))
+
+
+def test_page_without_the_model(no_model):
+    at = _run(_page())
+    lesson = tr.transformer_lesson(_tokens(A), _tokens(B), d_model=64, H=4)
+    text = _text(at)
+    assert any("switched off for this test" in w.value for w in at.warning)
+    # 1. dense vs attention
+    dv = lesson.dense
+    assert_array_equal(z_matrix(_fig(at, "Dense layer weights, sentence A")["data"][0]), dv.dense[0])
+    assert_allclose(z_matrix(_fig(at, "Attention weights, sentence B")["data"][0]), dv.attention[1].weights)
+    assert "W^{\\text{dense}}_B\\right| = 0," in text
+    assert f"= {dv.attention_gap:.3f}" in text
+    # 2. d_k from the model's config.json
+    assert r"\frac{384}{12} = 32" in text and "hidden_size = 384" in text
+    assert r"d_k = \frac{64}{4} = 16" in text
+    # 3. padding
+    p = lesson.padding
+    assert f"gives a padding key is **{p.pad_weight:g}**" in text and "**0**" in text
+    assert f"max |Δ| = **{p.delta_masked[0]:.1e}**".replace("-", "−") in text
+    assert f"Without the mask, max |Δ| = **{p.delta_unmasked[0]:.3f}**" in text
+    masked = z_matrix(_fig(at, "Weights with the mask")["data"][0])
+    assert np.all(masked[:, 7] == 0.0)
+    assert_allclose(masked, p.masked[0].weights)
+    # 4. the block: the diagram's shapes are the arrays' shapes
+    block = _fig(at, "One encoder block")
+    shown = [tuple(int(n) for n in s.strip("()").split(", ")) for _, _, s in block["data"][0]["customdata"]]
+    assert shown == [s[3] for s in lesson.block.stages()]
+    # 5. masks
+    assert_array_equal(z_matrix(_fig(at, "Decoder self-attention (causal)")["data"][0]), np.tril(np.ones((8, 8))))
+    assert z_matrix(_fig(at, "Cross-attention")["data"][0]).shape == (8, 7)
+    # 6. cost
+    co = lesson.cost
+    assert f"{co.T}²·{co.d} = {co.attention_ops:,}" in str(at.table[-1].value.to_dict())
+    cost = _fig(at, "Operations per layer")
+    assert_array_equal(decode(cost["data"][0]["y"]), co.attention_curve)
+    assert_array_equal(decode(cost["data"][1]["y"]), co.recurrent_curve)
+
+
+def test_page_heads_that_do_not_divide(no_model):
+    at = _page()
+    at.query_params["d_model"] = "512"
+    at.query_params["heads"] = "12"
+    _run(at)
+    assert any("512 / 12 is not a whole number" in w.value for w in at.warning)
+    assert r"d_k = \frac{512}{8} = 64" in _text(at)
+    assert "H = 8" in _fig(at, "One encoder block")["layout"]["title"]["text"]
+
+
+def test_page_with_a_blank_sentence(no_model):
+    at = _run(_page())
+    at.text_input(key="tf_b").set_value("   ")
+    _run(at)
+    assert any("sentence B" in i.value for i in at.info)
+    assert not figures(at)
+
+
+def test_presenter_mode_shows_one_section(no_model):
+    at = _page()
+    at.session_state["present"] = True
+    at.query_params["step"] = "4"
+    _run(at)
+    assert [h.value for h in at.header] == ["4. Where attention sits in a block"]
+    at.button(key="tf_step_next").click()
+    _run(at)
+    assert [h.value for h in at.header] == ["5. Encoder and decoder"]
+
+
+# --------------------------------------------------------------------------- the real model
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    from attn_core import models
+
+    return models.load_model(device="cpu")
+
+
+@pytest.mark.model
+def test_word_senses_against_the_model(loaded):
+    from transformers import AutoModel
+
+    from attn_core import models
+
+    senses = models.word_senses(loaded, BEARS, "bears")
+    assert [s.word for s in senses.senses] == ["bears", "bears", "Bears", "bear"]
+    assert [s.tokens[s.index] for s in senses.senses] == ["bears", "bears", "bears", "bear"]
+    L = loaded.n_layers
+    assert senses.similarity.shape == (L + 1, 4, 4) and senses.hidden.shape == (4, L + 1, loaded.d_model)
+    # independently: the model's own hidden states for the word's token, and their cosines
+    model = AutoModel.from_pretrained(loaded.source, attn_implementation="eager").eval()
+    vectors = []
+    for sentence, sense in zip(BEARS, senses.senses, strict=True):
+        enc = loaded.tokenizer(sentence, return_tensors="pt")
+        with torch.no_grad():
+            out = model(**enc, output_hidden_states=True, output_attentions=True)
+        vectors.append(torch.stack(out.hidden_states)[:, 0, sense.index].double().numpy())
+        rows = torch.stack(out.attentions)[:, 0, :, sense.index].mean(dim=1).double().numpy()  # (L, T)
+        assert_allclose(sense.attention, rows, atol=1e-5)
+    v = np.stack(vectors)  # (S, L+1, d)
+    unit = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    assert_allclose(senses.similarity, np.einsum("ald,bld->lab", unit, unit), atol=1e-5)
+    # the claim the page makes: at the last layer, the animal and the team are the closest pair
+    a, b, _ = senses.pair(L)
+    assert (a, b) == (0, 2)
+    assert np.argmax([senses.similarity[L, i, j] for i in range(4) for j in range(i + 1, 4)]) == 1
+
+
+@pytest.mark.model
+def test_word_senses_pieces_missing_and_errors(loaded):
+    from attn_core import models
+
+    senses = models.word_senses(
+        loaded, ["unbearable bearskins", "no word here", "the bearskins were warm"], "bearskins"
+    )
+    assert senses.missing == (1,)
+    assert [s.pieces for s in senses.senses] == [("bears", "##kins"), ("bears", "##kins")]
+    assert [s.tokens[s.index] for s in senses.senses] == ["bears", "bears"]
+    with pytest.raises(ValueError, match="at least two sentences"):
+        models.word_senses(loaded, ["I love bears", "cats"], "bears")
+    with pytest.raises(ValueError, match="letter"):
+        models.word_senses(loaded, BEARS, "  ")
+
+
+@pytest.mark.model
+def test_page_with_the_model(loaded):
+    from attn_core import models
+
+    at = _run(_page())
+    senses = models.word_senses(loaded, BEARS, "bears")
+    L = senses.n_layers
+    text = _text(at)
+    a, b, hi = senses.pair(L)
+    c, d, lo = senses.pair(L, most=False)
+    assert (
+        f"At layer {L}, the most alike are sentences {a + 1} and {b + 1} (cosine {hi:.3f}), the least alike "
+        f"{c + 1} and {d + 1} ({lo:.3f})"
+    ) in text
+    assert "the most alike are sentences 1 and 3" in text  # "I love bears" and "Bears won the game"
+    assert_allclose(z_matrix(_fig(at, f"Cosine similarity at layer {L}")["data"][0]), senses.similarity[L], atol=1e-6)
+    assert_allclose(
+        decode(_fig(at, "Mean cross-sentence similarity")["data"][0]["y"]), senses.mean_similarity, atol=1e-6
+    )
+    for k, sense in enumerate(senses.senses):
+        bars = _fig(at, f"{k + 1}: {sense.word}, token {sense.index}, layer {L}")
+        assert_allclose(decode(bars["data"][0]["y"]), sense.attention[L - 1], atol=1e-6)
+    shares = ", ".join(f"{s.special_share(L):.2f}" for s in senses.senses)
+    assert f"sentence by sentence: {shares}." in text
+    at.slider(key="tf_layer").set_value(0)
+    _run(at)
+    assert any("Layer 0 is the embedding table" in i.value for i in at.info)
+    assert_allclose(z_matrix(_fig(at, "Cosine similarity at layer 0")["data"][0]), senses.similarity[0], atol=1e-6)
+    at.text_input(key="tf_word").set_value("dogs")
+    _run(at)
+    assert any("at least two sentences" in w.value for w in at.warning)
+
+
+HOSTILE = {
+    "empty": "",
+    "long": ("lorem ipsum " * 900)[:10_000],
+    "emoji_zwj": "👩‍👩‍👧‍👦 loves 👍🏽 and 🏳️‍🌈",
+    "cjk": "我喜欢自然语言处理",
+    "rtl": "مرحبا بالعالم الجميل",
+    "html": "<script>alert(1)</script>",
+    "markdown": "**x** [a](javascript:x)",
+    "latex": r"$\href{javascript:alert(1)}{x}$",
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_page_with_hostile_sentences(no_model, name):
+    from tests.lab_checks import assert_escaped_ticks, assert_finite_figures
+
+    at = _run(_page())
+    at.text_input(key="tf_a").set_value(HOSTILE[name])
+    _run(at)
+    if not ac.tokenize(HOSTILE[name]):
+        assert any("sentence A" in i.value for i in at.info) and not figures(at)
+        return
+    assert_finite_figures(at)
+    assert_escaped_ticks(at)
+    assert "<script>" not in _text(at)
+
+
+@pytest.mark.model
+def test_page_with_hostile_model_text(loaded):
+    at = _run(_page())
+    at.text_area(key="tf_sentences").set_value("<b>bears</b> here\n**Bears** $x$\n[bear](javascript:x)")
+    at.text_input(key="tf_word").set_value("bears")
+    _run(at)
+    text = _text(at)
+    assert "<b>" not in text and "[bear](" not in text
+    assert "the most alike are sentences" in text
+    at.text_input(key="tf_word").set_value(r"$\href{javascript:alert(1)}{x}$")
+    _run(at)
+    assert all("href{" not in w.value for w in at.warning)
