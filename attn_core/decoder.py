@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .engine import Weights, _rng_for, attention_steps, positional_encoding, softmax, tokenize
-from .walkthrough import Source
+from .walkthrough import Lesson, Source, lesson
 
 __all__ = [
     "MAX_TOKENS",
@@ -39,14 +39,18 @@ __all__ = [
     "DecoderLoadError",
     "DecoderRun",
     "DecoderWeights",
+    "HeadLesson",
+    "Training",
     "decoder_lesson",
     "default_decoder_dir",
     "detect_period",
     "encode",
+    "head_lesson",
     "head_source",
     "head_weights",
     "induction_scores",
     "load_decoder",
+    "load_training",
     "previous_token_scores",
     "random_repeated",
     "run",
@@ -223,9 +227,12 @@ def run(decoder: Decoder, ids: list[int] | np.ndarray) -> DecoderRun:
     tokens = tuple(decoder.vocab[i] for i in arr)
     if T == 0:
         return DecoderRun(
-            ids=arr, tokens=(), layer_inputs=np.zeros((L, 0, d_model)), attentions=np.zeros((L, H, 0, 0)),
+            ids=arr,
+            tokens=(),
+            layer_inputs=np.zeros((L, 0, d_model)),
+            attentions=np.zeros((L, H, 0, 0)),
             logits=np.zeros((0, V)),
-        )  # fmt: skip
+        )
 
     x = w.w_e[arr] + positional_encoding(T, d_model)  # (T, d_model)
     layer_inputs, attentions = [], []
@@ -262,6 +269,31 @@ def head_source(decoder: Decoder, decoder_run: DecoderRun, layer: int, head: int
     return Source(
         tokens=decoder_run.tokens, x=decoder_run.layer_inputs[layer], weights=head_weights(decoder, layer, head)
     )
+
+
+@dataclass(frozen=True)
+class HeadLesson:
+    """Step by step with a head of the decoder: the lesson, and how closely it matches the model."""
+
+    lesson: Lesson  # every step, the causal mask on (the head was trained with it)
+    max_abs_error: float  # max |weights - run.attentions[layer, head]| with the model's own settings
+    unknown: tuple[str, ...]  # words read as <unk>
+    truncated: bool  # more than MAX_TOKENS words; the rest was cut
+
+
+def head_lesson(
+    decoder: Decoder, text: str, layer: int, head: int, *, scale: bool = True, multiplier: float = 1.0
+) -> HeadLesson:
+    """One decoder head on ``text`` as the step-by-step lesson (always causal).
+
+    Returns: HeadLesson whose lesson.steps.weights is (T, T), zero above the diagonal
+    """
+    lesson_ = decoder_lesson(decoder, text)
+    source = head_source(decoder, lesson_.run, layer, head)
+    own = lesson(source, causal=True)  # the model's own settings
+    error = float(np.max(np.abs(own.steps.weights - lesson_.run.attentions[layer, head]), initial=0.0))
+    shown = own if scale and multiplier == 1.0 else lesson(source, scale=scale, multiplier=multiplier, causal=True)
+    return HeadLesson(lesson=shown, max_abs_error=error, unknown=lesson_.unknown, truncated=lesson_.truncated)
 
 
 def _check_layer_head(decoder: Decoder, layer: int, head: int) -> None:
@@ -395,14 +427,24 @@ def decoder_lesson(
         return float(a.mean()) if a.size else None
 
     return DecoderLesson(
-        words=words, known=known, unknown=unknown, truncated=truncated, run=decoder_run, period=period,
+        words=words,
+        known=known,
+        unknown=unknown,
+        truncated=truncated,
+        run=decoder_run,
+        period=period,
         induction=None if period is None else induction_scores(decoder_run, period),
         previous_token=previous_token_scores(decoder_run) if T >= 2 else None,
-        probs=probs, top_ids=top_ids, top_words=top_words, top_probs=top_probs, loss=loss, correct=correct,
+        probs=probs,
+        top_ids=top_ids,
+        top_words=top_words,
+        top_probs=top_probs,
+        loss=loss,
+        correct=correct,
         loss_first=None if period is None else mean(loss[:period]),
         loss_repeat=None if period is None else mean(loss[period:]),
         accuracy_repeat=None if period is None else mean(correct[period:].astype(np.float64)),
-    )  # fmt: skip
+    )
 
 
 def random_repeated(decoder: Decoder, n_words: int = 20, seed: int = 0, *, replace: bool = True) -> list[str]:
@@ -420,3 +462,54 @@ def random_repeated(decoder: Decoder, n_words: int = 20, seed: int = 0, *, repla
     picks = rng.choice(len(words), size=n_words, replace=replace)
     first = [words[i] for i in picks]
     return first + first
+
+
+# --------------------------------------------------------------------------- the training record
+
+
+@dataclass(frozen=True)
+class Training:
+    """How the shipped decoder learned: its held-out loss and head scores as training went."""
+
+    steps: np.ndarray  # (n,) training step of each evaluation
+    loss: np.ndarray  # (n,) held-out loss (nats per word)
+    loss_first: np.ndarray  # (n,) on the words before the repeat
+    loss_repeat: np.ndarray  # (n,) on the repeated words
+    repeat_accuracy: np.ndarray  # (n,) top-1 accuracy on the repeated words
+    induction: np.ndarray  # (n, L, H) induction score of every head
+    previous_token: np.ndarray  # (n, L, H) previous-token score of every head
+    period: int  # the held-out batch's repeat period
+
+    @property
+    def best_induction(self) -> np.ndarray:
+        """(n,) the best head's induction score at each evaluation."""
+        return self.induction.reshape(len(self.steps), -1).max(axis=1)
+
+    def formed_at(self, threshold: float = 0.5) -> int | None:
+        """The first evaluated step at which some head's induction score passed ``threshold``."""
+        above = np.nonzero(self.best_induction > threshold)[0]
+        return int(self.steps[above[0]]) if above.size else None
+
+
+def load_training(path: str | Path | None = None) -> Training:
+    """The training record written next to the weights (training.json)."""
+    folder = Path(path) if path is not None else default_decoder_dir()
+    try:
+        record = json.loads((folder / "training.json").read_text(encoding="utf-8"))
+        history = record["history"]
+
+        def col(name: str) -> np.ndarray:
+            return np.array([np.nan if h[name] is None else h[name] for h in history], dtype=np.float64)
+
+        return Training(
+            steps=np.array([h["step"] for h in history], dtype=np.int64),
+            loss=col("loss"),
+            loss_first=col("loss_first"),
+            loss_repeat=col("loss_repeat"),
+            repeat_accuracy=col("repeat_accuracy"),
+            induction=np.array([h["induction_score"] for h in history], dtype=np.float64),
+            previous_token=np.array([h["previous_token_score"] for h in history], dtype=np.float64),
+            period=int(record["eval_period"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise DecoderLoadError(f"The decoder's training record could not be read from {folder}: {err}") from err

@@ -15,7 +15,7 @@ import numpy as np
 
 from .engine import softmax
 
-__all__ = ["NeuronView", "attention_to", "head_mean", "neuron_view", "rollout", "sink_heads"]
+__all__ = ["NeuronView", "attention_to", "head_mean", "mean_distance", "neuron_view", "rollout", "sink_heads"]
 
 
 @dataclass(frozen=True)
@@ -119,3 +119,15 @@ def sink_heads(attentions: np.ndarray, key: int, share: float = 0.5) -> int:
     """The number of heads that put more than ``share`` of their attention (averaged over the
     queries) on one key, such as [CLS] (key 0) or the last [SEP] (key -1)."""
     return int((attention_to(attentions, key) > share).sum())
+
+
+def mean_distance(attentions: np.ndarray) -> np.ndarray:
+    """How far back (or ahead) each head looks: sum_j A_ij |i - j|, averaged over the queries i.
+
+    A previous-token head scores about 1; a head that looks at itself, 0.
+    attentions (L, H, T, T) -> Returns: (L, H)
+    """
+    a = _check_attentions(attentions)
+    T = a.shape[-1]
+    offset = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))  # (T, T) |i - j|
+    return (a * offset).sum(axis=-1).mean(axis=-1)

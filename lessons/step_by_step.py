@@ -26,8 +26,13 @@ from ui.common import MAX_CHARS, MAX_TOKENS, PRESETS, checked_tokens, md_escape,
 from ui.model_cache import try_load
 from ui.state import PageState, Param, clamp_index
 
-SOURCES = {"random": "Random (seeded)", "real": "A real head of all-MiniLM-L6-v2"}  # URL value -> label
+SOURCES = {  # URL value -> label
+    "random": "Random (seeded)",
+    "real": "A real head of all-MiniLM-L6-v2",
+    "decoder": "A head of our small decoder (causal)",
+}
 REAL_LAYERS, REAL_HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
+DECODER_LAYERS, DECODER_HEADS = 2, 4  # the decoder's (lessons/decoder.py); numbered from 1 like there
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
@@ -38,27 +43,37 @@ TOGGLES = {  # URL name -> label
     "pos": "Add positional encoding",
 }
 STEPS = (
-    "Tokens", "X, one vector per token", "The weight matrices W_q, W_k, W_v", "Queries, keys and values",
-    "The scores QKᵀ", "Scaled scores", "Masked scores", "Attention weights (softmax)", "The output Z",
+    "Tokens",
+    "X, one vector per token",
+    "The weight matrices W_q, W_k, W_v",
+    "Queries, keys and values",
+    "The scores QKᵀ",
+    "Scaled scores",
+    "Masked scores",
+    "Attention weights (softmax)",
+    "The output Z",
     "One cell, worked through",
-)  # fmt: skip
-STATE = PageState("sbs", (
-    Param("text", PRESETS[0], "text", max_chars=MAX_CHARS),
-    Param("d_model", 16, "int", lo=2, hi=64),
-    Param("d_k", 4, "int", lo=1, hi=64),
-    Param("seed", 0, "int", lo=0, hi=9999),
-    Param("scale", True, "bool"),
-    Param("x100", False, "bool"),
-    Param("causal", False, "bool"),
-    Param("pos", True, "bool"),
-    Param("weights", "random", "choice", choices=tuple(SOURCES)),
-    Param("layer", 0, "int", lo=0, hi=REAL_LAYERS - 1),
-    Param("head", 0, "int", lo=0, hi=REAL_HEADS - 1),
-    Param("i", 2, "index"),
-    Param("j", 1, "index"),
-    Param("predict", False, "bool"),
-    Param("step", 1, "int", lo=1, hi=len(STEPS)),
-))  # fmt: skip
+)
+STATE = PageState(
+    "sbs",
+    (
+        Param("text", PRESETS[0], "text", max_chars=MAX_CHARS),
+        Param("d_model", 16, "int", lo=2, hi=64),
+        Param("d_k", 4, "int", lo=1, hi=64),
+        Param("seed", 0, "int", lo=0, hi=9999),
+        Param("scale", True, "bool"),
+        Param("x100", False, "bool"),
+        Param("causal", False, "bool"),
+        Param("pos", True, "bool"),
+        Param("weights", "random", "choice", choices=tuple(SOURCES)),
+        Param("layer", 0, "int", lo=0, hi=REAL_LAYERS - 1),
+        Param("head", 0, "int", lo=0, hi=REAL_HEADS - 1),
+        Param("i", 2, "index"),
+        Param("j", 1, "index"),
+        Param("predict", False, "bool"),
+        Param("step", 1, "int", lo=1, hi=len(STEPS)),
+    ),
+)
 K = STATE.key
 
 
@@ -84,6 +99,28 @@ def model_run(_loaded, name: str, text: str):
     from attn_core import models  # torch: only when a real head is asked for
 
     return models.extract_attentions(_loaded, text, max_tokens=MAX_TOKENS)
+
+
+@st.cache_resource(show_spinner=False)
+def load_decoder():
+    """The shipped decoder, once per server; None and the reason when its files are missing."""
+    from attn_core import decoder as dc
+
+    try:
+        return dc.load_decoder(), None
+    except dc.DecoderLoadError as err:
+        return None, str(err)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compute_decoder(_decoder, text: str, layer: int, head: int, scale: bool, x100: bool):
+    """The lesson with a head of the decoder (decoder.head_lesson): always causal.
+
+    Returns: HeadLesson with lesson.steps.weights (T, T) and max_abs_error
+    """
+    from attn_core import decoder as dc
+
+    return dc.head_lesson(_decoder, text, layer, head, scale=scale, multiplier=MULTIPLIER if x100 else 1.0)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -139,8 +176,15 @@ def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwarg
     values = np.concatenate([z for _, z in panels], axis=1)  # (n_rows, sum of widths)
     cols = [f"{label} {c}" for label, z in panels for c in range(z.shape[1])]
     row_labels = rows if rows is not None else [str(r) for r in range(values.shape[0])]
-    table = Table(values, row_labels, cols, name=table_name(title), kind="signed",
-                  row_title=kwargs.get("row_title", "row"), col_title="matrix and column")
+    table = Table(
+        values,
+        row_labels,
+        cols,
+        name=table_name(title),
+        kind="signed",
+        row_title=kwargs.get("row_title", "row"),
+        col_title="matrix and column",
+    )
     show_figure(fig, key=f"sbs_fig_{name}", table=table)
 
 
@@ -190,30 +234,48 @@ text = sentence_input(K("text"))
 with st.sidebar:
     st.header("Settings")
     source_kind = st.radio(
-        "Weights", list(SOURCES), format_func=SOURCES.get, key=K("weights"),
+        "Weights",
+        list(SOURCES),
+        format_func=SOURCES.get,
+        key=K("weights"),
         help="Random weights are a head before any training. A real head is one of the 72 trained heads of a "
         "small BERT model; it loads the model the first time (a few seconds).",
-    )  # fmt: skip
-    real_head = source_kind == "real"
-    if real_head:
-        layer = st.selectbox("Layer", range(REAL_LAYERS), format_func=lambda n: f"layer {n}", key=K("layer"))
-        head = st.selectbox("Head", range(REAL_HEADS), format_func=lambda n: f"head {n}", key=K("head"))
-        st.caption(
-            "Try layer 3, head 1 with the two animal/street examples, and pick “it” as the query token in "
-            "“One cell, worked through”: with “tired”, “it” looks mostly at “animal”; with “congested”, "
-            "much less so, though “animal” still gets the most weight."
-        )
+    )
+    real_head, decoder_head = source_kind == "real", source_kind == "decoder"
+    if real_head or decoder_head:
+        n_layers, n_heads = (REAL_LAYERS, REAL_HEADS) if real_head else (DECODER_LAYERS, DECODER_HEADS)
+        first = 0 if real_head else 1  # BERT's layers are numbered from 0 (as bertviz does), the decoder's from 1
+        for name, n in (("layer", n_layers), ("head", n_heads)):
+            st.session_state[K(name)] = min(STATE.value(name), n - 1)
+        layer = st.selectbox("Layer", range(n_layers), format_func=lambda n: f"layer {n + first}", key=K("layer"))
+        head = st.selectbox("Head", range(n_heads), format_func=lambda n: f"head {n}", key=K("head"))
+        if real_head:
+            st.caption(
+                "Try layer 3, head 1 with the two animal/street examples, and pick “it” as the query token in "
+                "“One cell, worked through”: with “tired”, “it” looks mostly at “animal”; with “congested”, "
+                "much less so, though “animal” still gets the most weight."
+            )
+        else:
+            st.caption(
+                "A decoder head reads only the words before it, so the causal mask stays on. Try layer 2 with "
+                "a sequence that repeats (the Decoder page has a button for one): its heads are induction heads."
+            )
     else:
         layer, head = STATE.value("layer"), STATE.value("head")
-    fixed = " (set by the model while a real head is shown)" if real_head else ""
-    d_model = st.slider(f"d_model (size of each token vector){fixed}", 2, 64, key=K("d_model"), disabled=real_head)
-    d_k = st.slider(f"d_k (size of queries and keys){fixed}", 1, 64, key=K("d_k"), disabled=real_head)
-    seed = int(st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=real_head))
+    trained = real_head or decoder_head
+    fixed = " (set by the model while a trained head is shown)" if trained else ""
+    d_model = st.slider(f"d_model (size of each token vector){fixed}", 2, 64, key=K("d_model"), disabled=trained)
+    d_k = st.slider(f"d_k (size of queries and keys){fixed}", 1, 64, key=K("d_k"), disabled=trained)
+    seed = int(st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=trained))
+    if decoder_head:
+        st.session_state[K("causal")] = True  # the decoder was trained with it: its numbers need it
     flags = {
-        name: st.toggle(label, key=K(name), disabled=real_head and name == "pos") for name, label in TOGGLES.items()
+        name: st.toggle(label, key=K(name), disabled=(trained and name == "pos") or (decoder_head and name == "causal"))
+        for name, label in TOGGLES.items()
     }
     predict = st.toggle(
-        "Predict first", key=K("predict"),
+        "Predict first",
+        key=K("predict"),
         help="Hide the attention weights until you have guessed which key a token looks at most, and how much.",
     )
 
@@ -231,12 +293,33 @@ if real_head:
             "random weights instead. Every other setting keeps working."
         )
         real_head = False
+if decoder_head:
+    decoder, problem = load_decoder()
+    if decoder is None:
+        st.error(
+            f"The decoder is not available ({md_escape(problem or 'unknown error')}), so this page shows "
+            "random weights instead."
+        )
+        decoder_head = False
 if real_head:
     real = compute_real(loaded, loaded.name, text, layer, head, flags["scale"], flags["x100"], flags["causal"])
     lesson, model_error = real.lesson, real.max_abs_error
     if real.truncated:
-        st.warning(f"The model splits this text into more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} "
-                   "are used.")  # fmt: skip
+        st.warning(
+            f"The model splits this text into more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} are used."
+        )
+    tokens = lesson.tokens
+elif decoder_head:
+    dec = compute_decoder(decoder, text, layer, head, flags["scale"], flags["x100"])
+    lesson, model_error = dec.lesson, dec.max_abs_error
+    if dec.truncated:
+        st.warning(f"The decoder reads at most {MAX_TOKENS} words; only the first {MAX_TOKENS} are used.")
+    if dec.unknown:
+        st.warning(
+            "Not in the decoder's 100-word vocabulary, so read as <unk>: "
+            + ", ".join(f"“{md_escape(w)}”" for w in dec.unknown[:20])
+            + "."
+        )
     tokens = lesson.tokens
 else:
     lesson = compute(tokens, d_model, d_k, seed, flags["pos"], flags["scale"], flags["x100"], flags["causal"])
@@ -249,14 +332,22 @@ for name, default in (("i", min(2, T - 1)), ("j", min(1, T - 1))):  # token pick
     st.session_state[K(name)] = clamp_index(STATE.value(name), T, default)
 STATE.sync()
 
+if decoder_head:
+    same = flags["scale"] and not flags["x100"]
+    st.success(
+        f"Weights: layer {layer + 1}, head {head} of our small decoder, with the causal mask on because the head "
+        f"was trained with it: every word reads only the words before it. With the model's own settings attn_core's "
+        f"weights match the decoder's attention to max |Δ| = {model_error:.1e}."
+        + ("" if same else " Your switches change this run, so the weights below differ from the model's on purpose.")
+    )
 if real_head:
     same = flags["scale"] and not flags["x100"] and not flags["causal"]
     st.success(
         f"Weights: layer {layer}, head {head} of all-MiniLM-L6-v2. With the model's own settings (divided by "
         f"√{d_k}, no ×100, no mask) attn_core's weights match the model's attention to max |Δ| = "
-        f"{model_error:.1e}." + ("" if same else " Your switches change this run, so the weights below differ "
-                                 "from the model's on purpose.")
-    )  # fmt: skip
+        f"{model_error:.1e}."
+        + ("" if same else " Your switches change this run, so the weights below differ from the model's on purpose.")
+    )
 
 deck.nav()
 
@@ -271,6 +362,11 @@ if deck.shows(0):
             "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
             "(## marks a part that continues a word), and adds [CLS] at the start and [SEP] at the end. Every "
             "position is its own token, so a repeated word gets separate rows in every matrix below."
+        )
+    elif decoder_head:
+        st.markdown(
+            "The decoder reads words from its own 100-word vocabulary, in lower case; any other word or mark "
+            "becomes <unk>. Every position is its own token, so a repeated word gets separate rows below."
         )
     else:
         st.markdown(
@@ -287,29 +383,57 @@ if deck.shows(1):
     if real_head:
         st.markdown(
             f"X is what layer {layer} receives: "
-            + ("the model's embeddings (a learned vector per token, plus learned position and segment vectors, "
-               "then normalised)." if layer == 0 else f"the output of layer {layer - 1}, so every row already "
-               "carries information mixed in from other tokens.")
+            + (
+                "the model's embeddings (a learned vector per token, plus learned position and segment vectors, "
+                "then normalised)."
+                if layer == 0
+                else f"the output of layer {layer - 1}, so every row already "
+                "carries information mixed in from other tokens."
+            )
             + f" Each row has d_model = {d_model} numbers."
-        )  # fmt: skip
+        )
         st.latex(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
+    elif decoder_head:
+        st.markdown(
+            f"X is what layer {layer + 1} of the decoder receives: "
+            + (
+                "each word's learned vector plus the same sinusoidal position vectors as the random pages."
+                if layer == 0
+                else "the word and position vectors plus everything layer 1's heads added to them "
+                "(the residual stream), so every row already carries information from earlier words."
+            )
+            + f" Each row has d_model = {d_model} numbers."
+        )
+        st.latex(rf"X = x_{{{layer}}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
     elif flags["pos"]:
         st.markdown(
             "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
             "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
             "position is added, so the same word at two places ends up with two different rows."
         )
-        st.latex(rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
-                 rf"{wt.latex_num(stats.x_var)}")  # fmt: skip
+        st.latex(
+            rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
+            rf"{wt.latex_num(stats.x_var)}"
+        )
     else:
         st.markdown(
             "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
             "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
         )
-        st.latex(rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
-                 rf"{wt.latex_num(stats.x_var)}")  # fmt: skip
-    _matrix("x", steps.x, f"Step 2: X ({T}×{d_model})", labels, _dims(d_model), row_title="token",
-            col_title="d_model dimension", show_values=T <= SMALL and d_model <= SMALL_WIDE)  # fmt: skip
+        st.latex(
+            rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
+            rf"{wt.latex_num(stats.x_var)}"
+        )
+    _matrix(
+        "x",
+        steps.x,
+        f"Step 2: X ({T}×{d_model})",
+        labels,
+        _dims(d_model),
+        row_title="token",
+        col_title="d_model dimension",
+        show_values=T <= SMALL and d_model <= SMALL_WIDE,
+    )
 
 # Step 3 -------------------------------------------------------------------------------
 if deck.shows(2):
@@ -324,6 +448,12 @@ if deck.shows(2):
             rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
             rf"b_q,\ b_k,\ b_v \in \mathbb{{R}}^{{{d_k}}}"
         )
+    elif decoder_head:
+        st.markdown(
+            f"These are trained numbers: head {head}'s query, key and value matrices in layer {layer + 1} of the "
+            f"decoder, {DECODER_HEADS} heads of {d_k} columns each. This small decoder has no biases."
+        )
+        st.latex(rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}")
     else:
         st.markdown(
             "A head owns three matrices that training would tune. Here they are random, as at the very start "
@@ -336,9 +466,15 @@ if deck.shows(2):
             rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
         )
     w = lesson.source.weights
-    _panels("w", [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)], f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
-            None, row_title="d_model dimension", col_title="d_k dimension",
-            show_values=d_model <= SMALL_WIDE and d_k <= SMALL_PANEL)  # fmt: skip
+    _panels(
+        "w",
+        [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)],
+        f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
+        None,
+        row_title="d_model dimension",
+        col_title="d_k dimension",
+        show_values=d_model <= SMALL_WIDE and d_k <= SMALL_PANEL,
+    )
 
 # Step 4 -------------------------------------------------------------------------------
 if deck.shows(3):
@@ -351,8 +487,14 @@ if deck.shows(3):
         st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
     else:
         st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
-    _panels("qkv", [("Q", steps.q), ("K", steps.k), ("V", steps.v)], f"Step 4: Q, K, V ({T}×{d_k} each)", labels,
-            row_title="token", col_title="dimension")  # fmt: skip
+    _panels(
+        "qkv",
+        [("Q", steps.q), ("K", steps.k), ("V", steps.v)],
+        f"Step 4: Q, K, V ({T}×{d_k} each)",
+        labels,
+        row_title="token",
+        col_title="dimension",
+    )
 
 # Step 5 -------------------------------------------------------------------------------
 if deck.shows(4):
@@ -365,13 +507,21 @@ if deck.shows(4):
         rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
         rf"\quad \operatorname{{std}}(S) = {wt.latex_num(stats.scores_std)}"
     )
-    _matrix("scores", steps.scores, "Step 5: scores QKᵀ", labels, labels, row_title="query i",
-            col_title="key j", value_name="score")  # fmt: skip
+    _matrix(
+        "scores",
+        steps.scores,
+        "Step 5: scores QKᵀ",
+        labels,
+        labels,
+        row_title="query i",
+        col_title="key j",
+        value_name="score",
+    )
 
 # Step 6 -------------------------------------------------------------------------------
 if deck.shows(5):
     st.subheader("Step 6 · Scaled scores")
-    if real_head:
+    if real_head or decoder_head:
         spread = "Dividing by √d_k undoes the growth of the spread with d_k."
     else:
         spread = (
@@ -385,8 +535,17 @@ if deck.shows(5):
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
     )
     st.latex(_factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}")
-    _matrix("scaled", steps.scaled, "Step 6: scaled scores", labels, labels, row_title="query i",
-            col_title="key j", value_name="scaled score", fmt=score_fmt)  # fmt: skip
+    _matrix(
+        "scaled",
+        steps.scaled,
+        "Step 6: scaled scores",
+        labels,
+        labels,
+        row_title="query i",
+        col_title="key j",
+        value_name="scaled score",
+        fmt=score_fmt,
+    )
 
 # Step 7 -------------------------------------------------------------------------------
 if deck.shows(6):
@@ -408,8 +567,17 @@ if deck.shows(6):
             "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
         )
         st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
-    _matrix("masked", steps.masked, "Step 7: masked scores", labels, labels, row_title="query i",
-            col_title="key j", value_name="masked score", fmt=score_fmt)  # fmt: skip
+    _matrix(
+        "masked",
+        steps.masked,
+        "Step 7: masked scores",
+        labels,
+        labels,
+        row_title="query i",
+        col_title="key j",
+        value_name="masked score",
+        fmt=score_fmt,
+    )
 
 # Predict first: the question is made from this run's weights, before they are shown -----
 if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
@@ -439,9 +607,18 @@ if deck.shows(7):
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
-        _matrix("weights", steps.weights, "Step 8: attention weights", labels, labels, kind="weights",
-                row_title="query i", col_title="key j", value_name="weight",
-                focus_row=STATE.value("i"))  # fmt: skip
+        _matrix(
+            "weights",
+            steps.weights,
+            "Step 8: attention weights",
+            labels,
+            labels,
+            kind="weights",
+            row_title="query i",
+            col_title="key j",
+            value_name="weight",
+            focus_row=STATE.value("i"),
+        )
 
 # Step 9 -------------------------------------------------------------------------------
 if deck.shows(8):
@@ -457,8 +634,15 @@ if deck.shows(8):
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
-        _matrix("output", steps.output, f"Step 9: output Z ({T}×{d_v})", labels, _dims(d_v),
-                row_title="token", col_title="dimension")  # fmt: skip
+        _matrix(
+            "output",
+            steps.output,
+            f"Step 9: output Z ({T}×{d_v})",
+            labels,
+            _dims(d_v),
+            row_title="token",
+            col_title="dimension",
+        )
 
 
 # One cell, worked through ---------------------------------------------------------------
@@ -518,9 +702,16 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
     show_figure(
         fg.bar_chart(list(tokens), cell.weights, title=title, y_title="weight", y_range=(0.0, 1.15), fmt=".2f"),
         key="sbs_fig_row",
-        table=Table(cell.weights[None, :], [f"{i}:{tokens[i]}"], list(tokens), name=f"Row {i} of the attention "
-                    "weights", kind="bars", row_title="query", col_title="key"),
-    )  # fmt: skip
+        table=Table(
+            cell.weights[None, :],
+            [f"{i}:{tokens[i]}"],
+            list(tokens),
+            name=f"Row {i} of the attention weights",
+            kind="bars",
+            row_title="query",
+            col_title="key",
+        ),
+    )
 
 
 if deck.shows(9):
@@ -534,15 +725,26 @@ if deck.shows(9):
 # Every step at once --------------------------------------------------------------------
 if not present.on():
     settings = {
-        "text": text, "tokens": list(tokens), "weights": "real" if real_head else "random",
-        "d_model": d_model, "d_k": d_k, **{name: bool(on) for name, on in flags.items()},
-        **({"layer": layer, "head": head, "model": "sentence-transformers/all-MiniLM-L6-v2"} if real_head else
-           {"seed": seed}),
-    }  # fmt: skip
+        "text": text,
+        "tokens": list(tokens),
+        "weights": source_kind if real_head or decoder_head else "random",
+        "d_model": d_model,
+        "d_k": d_k,
+        **{name: bool(on) for name, on in flags.items()},
+        **(
+            {"layer": layer, "head": head, "model": "all-MiniLM-L6-v2" if real_head else "decoder"}
+            if real_head or decoder_head
+            else {"seed": seed}
+        ),
+    }
     st.download_button(
-        "Download every step (.npz, with the settings as JSON)", icon=":material/download:",
-        data=lambda: all_steps_npz(lesson, settings), file_name="attention-steps.npz",
-        mime="application/octet-stream", on_click="ignore", key="sbs_npz",
+        "Download every step (.npz, with the settings as JSON)",
+        icon=":material/download:",
+        data=lambda: all_steps_npz(lesson, settings),
+        file_name="attention-steps.npz",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key="sbs_npz",
         help="X, W_q, W_k, W_v, Q, K, V, the scores, scaled and masked scores, the weights, Z and the tokens; "
         "numpy.load reads it back.",
-    )  # fmt: skip
+    )

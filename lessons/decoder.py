@@ -1,0 +1,361 @@
+"""Decoder (causal): a small trained decoder of our own, its causal heads, and the induction
+head it learned. NumPy only (attn_core.decoder); the weights ship in assets/decoder/.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attn_core import decoder as dc
+from attn_core import figures as fg
+from attn_core import model_figures as mf
+from attn_core import views
+from attn_core.tables import Table
+from ui import present
+from ui.charts import show_figure, show_heatmap
+from ui.common import MAX_CHARS, md_escape, show_tokens
+from ui.state import PageState, Param, clamp_index
+
+SECTIONS = ("Your words", "Every head", "Previous-token and induction heads", "Next-word guesses", "How it learned")
+DEFAULT_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
+STATE = PageState(
+    "dec",
+    (
+        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS),
+        Param("layer", 1, "int", lo=0, hi=1),
+        Param("head", 0, "int", lo=0, hi=3),
+        Param("focus", None, "index"),
+        Param("seed", 0, "int", lo=0, hi=99_999),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
+K = STATE.key
+KEEP = {"persist_state": "page"}  # the head pickers keep their values while presenter mode shows another section
+
+
+@st.cache_resource(show_spinner=False)
+def _decoder() -> tuple[dc.Decoder | None, dc.Training | None, str | None]:
+    """The shipped decoder and its training record, once per server (or why they are missing)."""
+    try:
+        return dc.load_decoder(), dc.load_training(), None
+    except dc.DecoderLoadError as err:
+        return None, None, str(err)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _lesson(_decoder: dc.Decoder, text: str) -> dc.DecoderLesson:
+    """The page's one attn_core call."""
+    return dc.decoder_lesson(_decoder, text)
+
+
+def _random(decoder: dc.Decoder) -> None:
+    """The button: 20 random words, then the same 20 again (a new seed each press)."""
+    seed = int(st.session_state.get(K("seed"), 0)) + 1
+    st.session_state[K("seed")] = seed
+    st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, 20, seed=seed))
+
+
+def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
+    """An (L, H) table of head scores as a small heatmap, with its table."""
+    rows = [f"layer {layer + 1}" for layer in range(scores.shape[0])]
+    cols = [f"head {h}" for h in range(scores.shape[1])]
+    fig = fg.heatmap(
+        scores,
+        rows=rows,
+        cols=cols,
+        title=title,
+        kind="weights",
+        row_title="layer",
+        col_title="head",
+        value_name="score",
+        fmt=".2f",
+        height=180,
+    )
+    show_figure(
+        fig, key, table=Table(scores, rows, cols, name=title, kind="signed", row_title="layer", col_title="head")
+    )
+
+
+def _best(scores: np.ndarray) -> tuple[int, int, float]:
+    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return int(layer), int(head), float(scores[layer, head])
+
+
+STATE.start()
+deck = present.Deck(SECTIONS, step_key=K("step"))
+st.title("Decoder (causal): a model that reads left to right")
+st.markdown(
+    "Everything real on the other pages is an encoder, which looks both ways. This page runs a small "
+    "**decoder** we trained ourselves for this app: two layers of four causal heads (each word sees only "
+    "itself and the words before it), 100 common English words, and the same sinusoidal positions as "
+    "Step by step. It was trained to guess the next word in random word sequences where a stretch repeats, "
+    "and it learned the famous trick for that: an **induction head**."
+)
+decoder, training, problem = _decoder()
+if decoder is None:
+    st.error(f"The decoder is not available: {md_escape(problem or 'unknown error')} The other pages keep working.")
+    st.stop()
+
+left, right = st.columns([3, 1], vertical_alignment="bottom")
+text = left.text_input("Words (from the model's 100-word vocabulary)", key=K("text"), max_chars=MAX_CHARS)
+right.button(
+    "Random sequence, repeated",
+    on_click=_random,
+    args=(decoder,),
+    width="stretch",
+    help="20 random words from the vocabulary, then the same 20 again",
+)
+with st.expander("The 100 words the model knows"):
+    st.markdown(" · ".join(decoder.vocab[1:]))
+lesson = _lesson(decoder, text or "")
+if lesson.empty:
+    STATE.sync()
+    st.info("Type some words above (the box is empty), or press “Random sequence, repeated”.")
+    st.stop()
+T, run = lesson.T, lesson.run
+labels = [f"{w}" if k else f"{w} (<unk>)" for w, k in zip(lesson.words, lesson.known, strict=True)]
+if lesson.truncated:
+    st.warning(f"The model was trained on {dc.MAX_TOKENS} words at most; only the first {dc.MAX_TOKENS} are used.")
+if lesson.unknown:
+    shown = ", ".join(f"“{md_escape(w)}”" for w in lesson.unknown[:20])
+    st.warning(
+        f"Not in the model's vocabulary, so read as <unk>: {shown}"
+        + (f" and {len(lesson.unknown) - 20} more" if len(lesson.unknown) > 20 else "")
+        + ". Capitals do not matter; punctuation and other words become <unk>."
+    )
+deck.nav()
+
+# --------------------------------------------------------------------------- your words
+if deck.shows(0):
+    st.header("1. Your words")
+    show_tokens(list(run.tokens))
+    if lesson.period is None:
+        st.markdown(
+            "These words do not repeat a stretch from the start, so there is nothing for an induction head to "
+            "copy. Press “Random sequence, repeated” to see one at work."
+        )
+    else:
+        st.markdown(
+            f"From word {lesson.period} on, the words repeat the sequence from the start (period "
+            f"{lesson.period}). A model that has learned to copy can predict every repeated word."
+        )
+
+# --------------------------------------------------------------------------- every head
+if deck.shows(1):
+    st.header("2. Every head, causal")
+    st.markdown(
+        "Each small square is one head's attention matrix: row i is word i looking back. Everything above the "
+        "diagonal is exactly zero, because the causal mask gives those scores −∞ before the softmax."
+    )
+    grid = mf.thumbnail_grid(
+        run.attentions,
+        title="All 8 heads: layers (rows) × heads (columns)",
+        row_names=[f"layer {layer + 1}" for layer in range(decoder.n_layers)],
+        col_names=[f"head {h}" for h in range(decoder.n_heads)],
+        selected=(STATE.value("layer"), STATE.value("head")),
+    )
+    above = np.triu(np.ones((T, T), dtype=bool), 1)
+    zero_above = float(np.abs(run.attentions[..., above]).max(initial=0.0))
+    distance = views.mean_distance(run.attentions)  # (L, H)
+    show_figure(
+        grid,
+        "dec_fig_grid",
+        table=Table(
+            distance,
+            [f"layer {i + 1}" for i in range(decoder.n_layers)],
+            [f"head {h}" for h in range(decoder.n_heads)],
+            name="How far back each head looks (mean distance in words)",
+            row_title="layer",
+            col_title="head",
+        ),
+    )
+    st.caption(f"Largest weight above the diagonal in any head: {zero_above:g}.")
+    c1, c2, c3 = st.columns(3)
+    layer = c1.selectbox(
+        "Layer", range(decoder.n_layers), key=K("layer"), format_func=lambda n: f"layer {n + 1}", **KEEP
+    )
+    head = c2.selectbox("Head", range(decoder.n_heads), key=K("head"), format_func=lambda n: f"head {n}", **KEEP)
+    st.session_state[K("focus")] = clamp_index(STATE.value("focus"), T, None)
+    focus = c3.selectbox(
+        "Focus on a word",
+        [None, *range(T)],
+        key=K("focus"),
+        format_func=lambda n: "all words" if n is None else f"{n}: {labels[n]}",
+        placeholder="all words",
+        **KEEP,
+    )
+    show_heatmap(
+        "dec_fig_head",
+        run.attentions[layer, head],
+        rows=labels,
+        cols=labels,
+        kind="weights",
+        row_title="query",
+        col_title="key",
+        title=f"Layer {layer + 1}, head {head}: attention weights",
+        width_px=fg.FULL_WIDTH_PX,
+        focus_row=focus,
+        value_name="weight",
+    )
+    fig = mf.head_view(
+        run.attentions[layer],
+        labels,
+        heads=[head],
+        threshold=0.1,
+        query=focus,
+        title=f"Head view, layer {layer + 1}, head {head}",
+    )
+    show_figure(
+        fig,
+        "dec_fig_head_view",
+        table=Table(
+            run.attentions[layer, head],
+            labels,
+            labels,
+            name=f"Layer {layer + 1}, head {head}",
+            kind="weights",
+            row_title="query",
+            col_title="key",
+        ),
+        focus_row=focus,
+    )
+
+# --------------------------------------------------------------------------- the two kinds of head
+if deck.shows(2):
+    st.header("3. Previous-token heads and induction heads")
+    st.markdown(
+        "A **previous-token head** sends each word's attention to the word just before it. It copies "
+        "“which word came before me” into each position's vector. An **induction head** in the next layer "
+        "uses that: its query is the current word, and its keys now say “the word before me was …”, so the "
+        "current word matches the position *right after* its own earlier occurrence. The head copies the "
+        "word it finds there, and that is the prediction: after “… cat sat … cat”, guess “sat”. Neither "
+        "head can do this alone; it works because the second layer reads what the first layer wrote."
+    )
+    if lesson.previous_token is not None:
+        _scores_chart("dec_fig_prev", lesson.previous_token, "Previous-token score: mean weight on the word before")
+        pl, ph, pv = _best(lesson.previous_token)
+        st.caption(f"On these words the strongest previous-token head is layer {pl + 1}, head {ph} ({pv:.2f}).")
+    if lesson.induction is not None:
+        _scores_chart(
+            "dec_fig_induction",
+            lesson.induction,
+            f"Induction score: mean weight on the word after the earlier copy (period {lesson.period})",
+        )
+        il, ih, iv = _best(lesson.induction)
+        st.caption(
+            f"On these words the strongest induction head is layer {il + 1}, head {ih}: in the repeated part, "
+            f"each word puts on average {iv:.2f} of its attention on the word that followed its earlier copy."
+        )
+    else:
+        st.info("The induction score needs words that repeat; press “Random sequence, repeated”.")
+
+# --------------------------------------------------------------------------- guesses and loss
+if deck.shows(3):
+    st.header("4. The model's next-word guesses")
+    positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
+    if T > 1:
+        fig = fg.bar_chart(
+            positions,
+            lesson.loss,
+            title="Loss at each position: −ln p(the actual next word)",
+            y_title="loss (nats)",
+            fmt=".1f",
+        )
+        show_figure(
+            fig,
+            "dec_fig_loss",
+            table=Table(
+                lesson.loss[None, :],
+                ["loss"],
+                positions,
+                name="Loss per position",
+                kind="bars",
+                row_title="",
+                col_title="next word",
+            ),
+        )
+    if lesson.period is not None and lesson.loss_repeat is not None:
+        st.markdown(
+            f"Before the repeat (positions 1–{lesson.period}) the model can only guess, with a mean loss of "
+            f"{lesson.loss_first:.2f}. In the repeated part the mean loss is {lesson.loss_repeat:.2f} and the "
+            f"top guess is right {lesson.accuracy_repeat:.0%} of the time: the model learns from the text "
+            "in front of it, without any change to its weights (in-context learning)."
+        )
+    rows = []
+    for t in range(T):
+        guesses = "  ".join(f"{w} {p:.2f}" for w, p in zip(lesson.top_words[t], lesson.top_probs[t], strict=True))
+        rows.append(
+            {
+                "position": t,
+                "word": labels[t],
+                "actual next": lesson.words[t + 1] if t + 1 < T else "—",
+                "top 5 guesses (probability)": guesses,
+                "loss": f"{lesson.loss[t]:.2f}" if t + 1 < T else "—",
+            }
+        )
+    st.table(rows)
+
+# --------------------------------------------------------------------------- training
+if deck.shows(4):
+    st.header("5. How it learned")
+    formed = training.formed_at(0.5)
+    x = training.steps
+    loss_fig = fg.line_chart(
+        x,
+        {"on the words before the repeat": training.loss_first, "on the repeated words": training.loss_repeat},
+        title="Held-out loss during training",
+        x_title="training step",
+        y_title="loss (nats)",
+    )
+    score_fig = fg.line_chart(
+        x,
+        {"best induction score": training.best_induction, "repeat accuracy": training.repeat_accuracy},
+        title="Induction score and repeat accuracy",
+        x_title="training step",
+        y_title="",
+    )
+    c1, c2 = st.columns(2)
+    with c1:
+        values = np.column_stack([training.loss_first, training.loss_repeat])
+        show_figure(
+            loss_fig,
+            "dec_fig_train_loss",
+            table=Table(
+                values,
+                [str(s) for s in x],
+                ["before", "repeated"],
+                name="Held-out loss",
+                kind="lines",
+                row_title="step",
+                col_title="words",
+            ),
+        )
+    with c2:
+        values = np.column_stack([training.best_induction, training.repeat_accuracy])
+        show_figure(
+            score_fig,
+            "dec_fig_train_scores",
+            table=Table(
+                values,
+                [str(s) for s in x],
+                ["best induction score", "repeat accuracy"],
+                name="Induction score and repeat accuracy",
+                kind="lines",
+                row_title="step",
+                col_title="measure",
+            ),
+        )
+    when = (
+        f"The induction head formed around step {formed}: the first evaluation where a head's induction score "
+        "passed 0.5."
+        if formed is not None
+        else "No head's induction score passed 0.5 during training."
+    )
+    st.markdown(
+        f"{when} The loss on the repeated words dropped at the same time, while the loss on the words before "
+        f"the repeat stayed high (those are random, so no trick helps). At the end the best head scores "
+        f"{training.best_induction[-1]:.2f} and the repeat accuracy is {training.repeat_accuracy[-1]:.2f} on "
+        f"held-out sequences with period {training.period}."
+    )
+STATE.sync()
