@@ -15,8 +15,10 @@ run: $(VENV)/.run-stamp
 test: lint chromium
 	$(PY) -m pytest
 
+# One formatting rule: ruff format, enforced (a few data tables keep their rows with "# fmt: skip").
 lint: $(VENV)/.dev-stamp
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 bench: $(VENV)/.bench-stamp chromium
 	$(PY) tests/perf/bench.py

@@ -12,32 +12,50 @@ import streamlit as st
 
 from ui import present
 from ui.charts import mount_chart_tools
+from ui.links import copy_link
 from ui.turns import one_at_a_time
 
 HERE = Path(__file__).parent
 # A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 
+# In teaching order (lessons/home.py's "Start here" follows it).
 PAGES = [
     st.Page("lessons/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("lessons/step_by_step.py", title="Step by step", icon=":material/stairs:", url_path="step-by-step"),
-    st.Page("lessons/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:",
-            url_path="softmax-lab"),
+    st.Page(
+        "lessons/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:", url_path="softmax-lab"
+    ),
     st.Page("lessons/multi_head.py", title="Multi-head", icon=":material/view_column:", url_path="multi-head"),
-    st.Page("lessons/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:",
-            url_path="cross-attention"),
     st.Page("lessons/masks_cost.py", title="Masks and cost", icon=":material/grid_on:", url_path="masks-and-cost"),
+    st.Page(
+        "lessons/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:", url_path="cross-attention"
+    ),
+    st.Page(
+        "lessons/in_a_transformer.py",
+        title="Attention in a transformer",
+        icon=":material/account_tree:",
+        url_path="attention-in-a-transformer",
+    ),
     st.Page("lessons/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
+    st.Page("lessons/decoder.py", title="Decoder (causal)", icon=":material/east:", url_path="decoder"),
+    st.Page(
+        "lessons/articles.py", title="The articles, checked", icon=":material/fact_check:", url_path="articles-checked"
+    ),
 ]
 
 presenting = present.start()
 st.set_page_config(
-    page_title="Self-Attention Explorer", page_icon=str(ICON), layout="wide",
+    page_title="Self-Attention Explorer",
+    page_icon=str(ICON),
+    layout="wide",
     initial_sidebar_state="collapsed" if presenting else "auto",
 )
 st.html(HERE / "assets" / "charts.css")  # chart text in the theme's colour
 mount_chart_tools()
 page = st.navigation(PAGES)
 present.toggle()
+with st.sidebar:
+    copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
     page.run()

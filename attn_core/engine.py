@@ -97,9 +97,7 @@ def positional_encoding(T: int, d_model: int) -> np.ndarray:
     return np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
 
 
-def embed(
-    tokens: list[str], d_model: int = 16, *, seed: int = 0, positional: bool = True
-) -> np.ndarray:
+def embed(tokens: list[str], d_model: int = 16, *, seed: int = 0, positional: bool = True) -> np.ndarray:
     """Token embeddings X: one fixed random N(0, 1) vector per word, plus positions.
 
     The vector depends only on (word, seed, d_model), so the same word gets the same
@@ -301,8 +299,18 @@ def attention_steps(
     weights = softmax(masked, axis=-1)
     output = weights @ v  # (T_q, T_k) @ (T_k, d_v) -> (T_q, d_v)
     return AttentionSteps(
-        x=x, x_kv=x_kv, q=q, k=k, v=v, scores=scores, factor=factor, scaled=scaled,
-        mask=mask_arr, masked=masked, weights=weights, output=output,
+        x=x,
+        x_kv=x_kv,
+        q=q,
+        k=k,
+        v=v,
+        scores=scores,
+        factor=factor,
+        scaled=scaled,
+        mask=mask_arr,
+        masked=masked,
+        weights=weights,
+        output=output,
     )
 
 
@@ -319,9 +327,7 @@ class MultiHeadSteps:
     output: np.ndarray  # (T_q, d_model) concat @ w_o
 
 
-def init_multi_head(
-    d_model: int, n_heads: int, d_k: int, *, seed: int = 0
-) -> tuple[tuple[Weights, ...], np.ndarray]:
+def init_multi_head(d_model: int, n_heads: int, d_k: int, *, seed: int = 0) -> tuple[tuple[Weights, ...], np.ndarray]:
     """H independent seeded heads (d_v = d_k) and an output projection.
 
     Returns: (heads, w_o) with H Weights and w_o (H*d_k, d_model)
@@ -358,8 +364,17 @@ def multi_head_steps(
         raise ValueError("heads must hold at least one Weights (H >= 1)")
     steps = tuple(
         attention_steps(
-            x, h.w_q, h.w_k, h.w_v, x_kv=x_kv, scale=scale, multiplier=multiplier,
-            mask=mask, b_q=h.b_q, b_k=h.b_k, b_v=h.b_v,
+            x,
+            h.w_q,
+            h.w_k,
+            h.w_v,
+            x_kv=x_kv,
+            scale=scale,
+            multiplier=multiplier,
+            mask=mask,
+            b_q=h.b_q,
+            b_k=h.b_k,
+            b_v=h.b_v,
         )
         for h in heads
     )
@@ -367,9 +382,7 @@ def multi_head_steps(
     w_o = np.asarray(w_o, dtype=np.float64)
     d_model = steps[0].x.shape[1]
     if w_o.shape != (concat.shape[1], d_model):
-        raise ValueError(
-            f"w_o must have shape (H*d_v={concat.shape[1]}, d_model={d_model}), got {w_o.shape}"
-        )
+        raise ValueError(f"w_o must have shape (H*d_v={concat.shape[1]}, d_model={d_model}), got {w_o.shape}")
     output = concat @ w_o  # (T_q, H*d_v) @ (H*d_v, d_model) -> (T_q, d_model)
     return MultiHeadSteps(heads=steps, concat=concat, w_o=w_o, output=output)
 
@@ -415,9 +428,7 @@ def bilinear_form(w_q: np.ndarray, w_k: np.ndarray) -> np.ndarray:
     return w_q @ w_k.T  # (d_model, d_k) @ (d_k, d_model) -> (d_model, d_model)
 
 
-def bilinear_scores(
-    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, *, x_kv: np.ndarray | None = None
-) -> np.ndarray:
+def bilinear_scores(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, *, x_kv: np.ndarray | None = None) -> np.ndarray:
     """Scores as a bilinear form: s_ij = x_i^T (W_q W_k^T) x_kv_j, equal to q_i . k_j.
 
     Returns: scores (T_q, T_k)
@@ -433,15 +444,9 @@ def bilinear_scores(
 # --------------------------------------------------------------------------- checks
 
 
-def _as_matrix(
-    a: object, name: str, expected: str, *, rows: int | None = None, cols: int | None = None
-) -> np.ndarray:
+def _as_matrix(a: object, name: str, expected: str, *, rows: int | None = None, cols: int | None = None) -> np.ndarray:
     arr = np.asarray(a, dtype=np.float64)
-    if (
-        arr.ndim != 2
-        or (rows is not None and arr.shape[0] != rows)
-        or (cols is not None and arr.shape[1] != cols)
-    ):
+    if arr.ndim != 2 or (rows is not None and arr.shape[0] != rows) or (cols is not None and arr.shape[1] != cols):
         raise ValueError(f"{name} must have shape {expected}, got {arr.shape}")
     return arr
 

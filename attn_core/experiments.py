@@ -76,9 +76,14 @@ def saturation(scores: np.ndarray, multiplier: float) -> Saturation:
     scaled = scores * float(multiplier)
     scaled_weights = softmax(scaled)
     return Saturation(
-        scores=scores, weights=weights, entropy=float(entropy(weights)),
-        multiplier=float(multiplier), scaled=scaled, scaled_weights=scaled_weights,
-        scaled_entropy=float(entropy(scaled_weights)), jacobian=softmax_jacobian(weights),
+        scores=scores,
+        weights=weights,
+        entropy=float(entropy(weights)),
+        multiplier=float(multiplier),
+        scaled=scaled,
+        scaled_weights=scaled_weights,
+        scaled_entropy=float(entropy(scaled_weights)),
+        jacobian=softmax_jacobian(weights),
         scaled_jacobian=softmax_jacobian(scaled_weights),
     )
 
@@ -125,8 +130,12 @@ def dk_study(d_ks: list[int] | np.ndarray, *, samples: int = 4000, T: int = 8, s
         ent_u.append(entropy(softmax(s)).mean())
         ent_s.append(entropy(softmax(s / np.sqrt(d_k))).mean())
     return DkStudy(
-        d_k=d_ks, var_unscaled=np.array(var_u), var_scaled=np.array(var_s),
-        entropy_unscaled=np.array(ent_u), entropy_scaled=np.array(ent_s), T=int(T),
+        d_k=d_ks,
+        var_unscaled=np.array(var_u),
+        var_scaled=np.array(var_s),
+        entropy_unscaled=np.array(ent_u),
+        entropy_scaled=np.array(ent_s),
+        T=int(T),
     )
 
 
@@ -190,10 +199,16 @@ def softmax_vs_sigmoid(scores: np.ndarray, index: int, delta: float) -> Competit
     softmax_after = softmax(raised)
     sigmoid_after = sigmoid(raised)
     return Competition(
-        scores=scores, raised=raised, index=int(index), delta=float(delta),
-        softmax_before=softmax(scores), softmax_after=softmax_after,
-        sigmoid_before=sigmoid(scores), sigmoid_after=sigmoid_after,
-        softmax_sum=float(softmax_after.sum()), sigmoid_sum=float(sigmoid_after.sum()),
+        scores=scores,
+        raised=raised,
+        index=int(index),
+        delta=float(delta),
+        softmax_before=softmax(scores),
+        softmax_after=softmax_after,
+        sigmoid_before=sigmoid(scores),
+        sigmoid_after=sigmoid_after,
+        softmax_sum=float(softmax_after.sum()),
+        sigmoid_sum=float(sigmoid_after.sum()),
     )
 
 

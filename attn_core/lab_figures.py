@@ -88,8 +88,16 @@ def log_x_lines(
     layout["xaxis"].update(type="log", tickmode="array", tickvals=x_ticks, ticktext=[str(t) for t in x_ticks])
     if reference is not None:
         name, value = reference
-        traces.append(dict(type="scatter", x=[x.min().item(), x.max().item()], y=[float(value)] * 2, mode="lines",
-                           name=name, line=_DASHED))  # fmt: skip
+        traces.append(
+            dict(
+                type="scatter",
+                x=[x.min().item(), x.max().item()],
+                y=[float(value)] * 2,
+                mode="lines",
+                name=name,
+                line=_DASHED,
+            )
+        )
     return _figure(traces, layout)
 
 
@@ -98,7 +106,14 @@ def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> g
     T = len(tokens)
     allowed = np.ones((T, T), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
     return heatmap(
-        allowed.astype(np.float64), rows=tokens, cols=tokens, title=title, kind="weights",
-        row_title="query", col_title="key", value_name="may attend", fmt=".0f",
+        allowed.astype(np.float64),
+        rows=tokens,
+        cols=tokens,
+        title=title,
+        kind="weights",
+        row_title="query",
+        col_title="key",
+        value_name="may attend",
+        fmt=".0f",
         show_scale=False,  # two colours, labelled in every cell and the title
-    )  # fmt: skip
+    )

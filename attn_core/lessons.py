@@ -77,7 +77,13 @@ def _dk_study(T: int, seed: int) -> DkStudy:
 
 
 def softmax_lab(
-    *, n_scores: int = 8, seed: int = 0, multiplier: float = 100.0, T: int = 8, dk_seed: int = 0, index: int = 0,
+    *,
+    n_scores: int = 8,
+    seed: int = 0,
+    multiplier: float = 100.0,
+    T: int = 8,
+    dk_seed: int = 0,
+    index: int = 0,
     delta: float = 3.0,
 ) -> SoftmaxLab:
     """Saturation at ``multiplier``, the d_k study for T keys, and score ``index`` raised by ``delta``.
@@ -86,8 +92,11 @@ def softmax_lab(
     """
     scores = random_scores(n_scores, seed=seed)
     return SoftmaxLab(
-        scores=scores, saturation=saturation(scores, multiplier), study=_dk_study(int(T), int(dk_seed)),
-        max_entropy=max_entropy(int(T)), competition=softmax_vs_sigmoid(scores, int(index), float(delta)),
+        scores=scores,
+        saturation=saturation(scores, multiplier),
+        study=_dk_study(int(T), int(dk_seed)),
+        max_entropy=max_entropy(int(T)),
+        competition=softmax_vs_sigmoid(scores, int(index), float(delta)),
     )
 
 
@@ -140,7 +149,12 @@ class CrossLesson:
 
 
 def cross_lesson(
-    source: tuple[str, ...], target: tuple[str, ...], *, d_model: int = 16, d_k: int = 4, seed: int = 0,
+    source: tuple[str, ...],
+    target: tuple[str, ...],
+    *,
+    d_model: int = 16,
+    d_k: int = 4,
+    seed: int = 0,
     swap: bool = False,
 ) -> CrossLesson:
     """Target queries against source keys and values (the other way round with ``swap``).
@@ -206,11 +220,18 @@ def mask_study(
     additive = additive_scores(x, w.w_q, w.w_k, init_v_a(d_k, seed=seed))
     dot = runs[0][1].scaled
     return MaskStudy(
-        tokens=tokens, runs=runs, kept={kind: int(n[0]) for kind, n in here.items()},
-        T_values=np.array(T_VALUES), counts=score_counts(list(T_VALUES), radius=radius, dilation=dilation),
-        memory=scores_memory_bytes(list(T_VALUES)), additive=additive, dot=dot,
-        top_agree=float(np.mean(additive.argmax(axis=1) == dot.argmax(axis=1))), top_agree_chance=1.0 / T,
+        tokens=tokens,
+        runs=runs,
+        kept={kind: int(n[0]) for kind, n in here.items()},
+        T_values=np.array(T_VALUES),
+        counts=score_counts(list(T_VALUES), radius=radius, dilation=dilation),
+        memory=scores_memory_bytes(list(T_VALUES)),
+        additive=additive,
+        dot=dot,
+        top_agree=float(np.mean(additive.argmax(axis=1) == dot.argmax(axis=1))),
+        top_agree_chance=1.0 / T,
         w_qk=bilinear_form(w.w_q, w.w_k),
         bilinear_diff=max_abs_diff(bilinear_scores(x, w.w_q, w.w_k), runs[0][1].scores),
-        d_model=d_model, d_k=d_k,
+        d_model=d_model,
+        d_k=d_k,
     )

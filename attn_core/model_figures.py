@@ -122,9 +122,14 @@ def head_view(
     traces carry meta {"head", "w_min", "w_max"} and the exact weights as customdata.
     """
     h, i, j, w = head_view_edges(
-        weights, heads=heads, threshold=threshold, query=query, region=region,
-        sentence_b_start=sentence_b_start, hide=hide,
-    )  # fmt: skip
+        weights,
+        heads=heads,
+        threshold=threshold,
+        query=query,
+        region=region,
+        sentence_b_start=sentence_b_start,
+        hide=hide,
+    )
     T = np.shape(weights)[-1]
     if len(tokens) != T:
         raise ValueError(f"tokens must have length T={T}, got {len(tokens)}")
@@ -143,28 +148,54 @@ def head_view(
             x = np.tile(np.array([0, 1, 0], dtype=np.int8), n)  # the third point is a gap
             y = np.column_stack([i[sel], j[sel], np.full(n, np.nan)]).astype(np.float32).ravel()
             cd = np.repeat(np.round(w[sel], 3).astype(np.float32), 3)
-            traces.append(dict(
-                type="scatter", x=x, y=y, customdata=cd, mode="lines", connectgaps=False,
-                line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
-                opacity=float(max(edges[b + 1], 0.15)),
-                name=f"head {head}", legendgroup=f"head {head}", showlegend=first,
-                meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
-                hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
-            ))  # fmt: skip
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=x,
+                    y=y,
+                    customdata=cd,
+                    mode="lines",
+                    connectgaps=False,
+                    line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
+                    opacity=float(max(edges[b + 1], 0.15)),
+                    name=f"head {head}",
+                    legendgroup=f"head {head}",
+                    showlegend=first,
+                    meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
+                    hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
+                )
+            )
             first = False
     labels = token_labels(tokens)
     pos = np.arange(T, dtype=np.float32)
     for side, x0, anchor in (("query", 0.0, "middle left"), ("key", 1.0, "middle right")):
-        traces.append(dict(
-            type="scatter", x=np.full(T, x0, dtype=np.float32), y=pos, text=labels, mode="text",
-            textposition=anchor, textfont=dict(size=FONT_SIZE),
-            hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>", showlegend=False, name=f"{side} tokens",
-        ))  # fmt: skip
+        traces.append(
+            dict(
+                type="scatter",
+                x=np.full(T, x0, dtype=np.float32),
+                y=pos,
+                text=labels,
+                mode="text",
+                textposition=anchor,
+                textfont=dict(size=FONT_SIZE),
+                hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
+                showlegend=False,
+                name=f"{side} tokens",
+            )
+        )
     if query is not None:
-        traces.append(dict(
-            type="scatter", x=[0.0], y=[float(query)], mode="markers", marker=dict(size=10, symbol="circle"),
-            hoverinfo="skip", showlegend=False, name="focus",
-        ))  # fmt: skip
+        traces.append(
+            dict(
+                type="scatter",
+                x=[0.0],
+                y=[float(query)],
+                mode="markers",
+                marker=dict(size=10, symbol="circle"),
+                hoverinfo="skip",
+                showlegend=False,
+                name="focus",
+            )
+        )
     row = 24 if T <= 48 else 16
     shown = f"{len(w):,} lines" if total <= max_lines else f"the strongest {len(w):,} of {total:,} lines"
     layout = dict(
@@ -176,7 +207,7 @@ def head_view(
         yaxis=dict(range=[T - 0.5, -0.5], visible=False),
         legend=dict(orientation="v", x=1.0, xanchor="right", y=1.0, yanchor="top", font=dict(size=FONT_SIZE - 1)),
         hovermode="closest",
-    )  # fmt: skip
+    )
     return _figure(traces, layout)
 
 
@@ -228,20 +259,36 @@ def thumbnail_grid(
         height=int(min(900, max(260, 90 + 62 * n_rows * max(1, 12 // max(n_cols, 1))))),
         margin=dict(l=10, r=10, t=60, b=10),
         xaxis=dict(
-            tickmode="array", tickvals=centres[:n_cols], ticktext=col_names, side="top",
-            showgrid=False, zeroline=False, constrain="domain",
+            tickmode="array",
+            tickvals=centres[:n_cols],
+            ticktext=col_names,
+            side="top",
+            showgrid=False,
+            zeroline=False,
+            constrain="domain",
         ),
         yaxis=dict(
-            tickmode="array", tickvals=centres[:n_rows], ticktext=row_names, autorange="reversed",
-            showgrid=False, zeroline=False, scaleanchor="x",
+            tickmode="array",
+            tickvals=centres[:n_rows],
+            ticktext=row_names,
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+            scaleanchor="x",
         ),
-    )  # fmt: skip
+    )
     if selected is not None:
         r, c = selected
-        layout["shapes"] = [dict(
-            type="rect", x0=c * cell - 1, x1=c * cell + s, y0=r * cell - 1, y1=r * cell + s,
-            line=dict(color="#D62728", width=3),
-        )]  # fmt: skip
+        layout["shapes"] = [
+            dict(
+                type="rect",
+                x0=c * cell - 1,
+                x1=c * cell + s,
+                y0=r * cell - 1,
+                y1=r * cell + s,
+                line=dict(color="#D62728", width=3),
+            )
+        ]
     return _figure([trace], layout)
 
 
@@ -264,10 +311,18 @@ def attention_heatmap(
     z = np.asarray(matrix, dtype=np.float64)
     if max(z.shape) <= DETAIL_MAX:
         return heatmap(
-            z, rows=rows, cols=cols, title=title, kind=kind, row_title=row_title,
-            col_title=col_title, value_name=value_name, fmt=".3f" if kind == "weights" else ".2f", zmax=zmax,
+            z,
+            rows=rows,
+            cols=cols,
+            title=title,
+            kind=kind,
+            row_title=row_title,
+            col_title=col_title,
+            value_name=value_name,
+            fmt=".3f" if kind == "weights" else ".2f",
+            zmax=zmax,
             width_px=width_px,
-        )  # fmt: skip
+        )
     trace = dict(
         type="heatmap",
         z=z.astype(np.float32),
@@ -290,23 +345,33 @@ def _sparse_ticks(labels: list[str], axis_title: str) -> dict:
     step = max(1, int(np.ceil(len(labels) / 40)))
     ticks = list(range(0, len(labels), step))
     return dict(
-        tickmode="array", tickvals=ticks, ticktext=[f"{t}:{safe_label(labels[t], 10)}" for t in ticks],
-        title=dict(text=axis_title), showgrid=False, zeroline=False, tickfont=dict(size=FONT_SIZE - 2),
-    )  # fmt: skip
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[f"{t}:{safe_label(labels[t], 10)}" for t in ticks],
+        title=dict(text=axis_title),
+        showgrid=False,
+        zeroline=False,
+        tickfont=dict(size=FONT_SIZE - 2),
+    )
 
 
 def _bars(labels: list[str], values: np.ndarray, *, title: str, y_title: str, fmt: str) -> go.Figure:
     if len(labels) <= 24:
         return bar_chart(labels, values, title=title, y_title=y_title, fmt=fmt)
     bar = dict(
-        type="bar", x=np.arange(len(labels)), y=np.asarray(values, dtype=np.float32),
+        type="bar",
+        x=np.arange(len(labels)),
+        y=np.asarray(values, dtype=np.float32),
         hovertemplate=f"%{{x}}: {y_title} %{{y:{fmt}}}<extra></extra>",
-    )  # fmt: skip
+    )
     layout = dict(
         title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
-        font=dict(size=FONT_SIZE), height=320, margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=_sparse_ticks(labels, "key"), yaxis=dict(title=dict(text=y_title)),
-    )  # fmt: skip
+        font=dict(size=FONT_SIZE),
+        height=320,
+        margin=dict(l=10, r=10, t=50, b=10),
+        xaxis=_sparse_ticks(labels, "key"),
+        yaxis=dict(title=dict(text=y_title)),
+    )
     return _figure([bar], layout)
 
 
@@ -321,15 +386,42 @@ def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str,
     where = f"layer {layer}, head {head}, query {nv.query}"
     lim = float(max(np.abs(nv.q).max(), np.abs(nv.k).max())) or 1.0
     return {
-        "q": heatmap(nv.q[None, :], rows=[tokens[nv.query]], cols=dims, kind="signed", zmax=lim,
-                     title=f"q: the query vector ({where})", col_title="dimension", show_values=False,
-                     height=250),
-        "k": attention_heatmap(nv.k, tokens, dims, title=f"k: every key vector ({where})", kind="signed",
-                               row_title="key", col_title="dimension", value_name="k", zmax=lim),
-        "qk": attention_heatmap(nv.qk, tokens, dims, title=f"q∘k: elementwise products ({where})", kind="signed",
-                                row_title="key", col_title="dimension", value_name="q∘k"),
-        "scores": _bars(tokens, nv.scores, title=f"q·k: the sum of each row of q∘k ({where})",
-                        y_title="q·k", fmt=".2f"),
-        "weights": _bars(tokens, nv.weights, title=f"softmax(q·k / √{d_k}): the attention row ({where})",
-                         y_title="weight", fmt=".3f"),
-    }  # fmt: skip
+        "q": heatmap(
+            nv.q[None, :],
+            rows=[tokens[nv.query]],
+            cols=dims,
+            kind="signed",
+            zmax=lim,
+            title=f"q: the query vector ({where})",
+            col_title="dimension",
+            show_values=False,
+            height=250,
+        ),
+        "k": attention_heatmap(
+            nv.k,
+            tokens,
+            dims,
+            title=f"k: every key vector ({where})",
+            kind="signed",
+            row_title="key",
+            col_title="dimension",
+            value_name="k",
+            zmax=lim,
+        ),
+        "qk": attention_heatmap(
+            nv.qk,
+            tokens,
+            dims,
+            title=f"q∘k: elementwise products ({where})",
+            kind="signed",
+            row_title="key",
+            col_title="dimension",
+            value_name="q∘k",
+        ),
+        "scores": _bars(
+            tokens, nv.scores, title=f"q·k: the sum of each row of q∘k ({where})", y_title="q·k", fmt=".2f"
+        ),
+        "weights": _bars(
+            tokens, nv.weights, title=f"softmax(q·k / √{d_k}): the attention row ({where})", y_title="weight", fmt=".3f"
+        ),
+    }

@@ -294,18 +294,27 @@ def extract_attentions(
         # One token more than allowed tells us whether truncation happened.
         probe = tok(sentence_a, sentence_b, truncation=True, max_length=max_tokens + 1)
         enc = tok(
-            sentence_a, sentence_b, truncation=True, max_length=max_tokens,
-            return_tensors="pt", return_special_tokens_mask=True,
-        )  # fmt: skip
+            sentence_a,
+            sentence_b,
+            truncation=True,
+            max_length=max_tokens,
+            return_tensors="pt",
+            return_special_tokens_mask=True,
+        )
         special = enc.pop("special_tokens_mask")[0].numpy().astype(bool)
         ids = enc["input_ids"][0].tolist()
         tokens = tok.convert_ids_to_tokens(ids)
         b_start = _sentence_b_start(enc, ids, tok) if sentence_b is not None else None
         arrays, device, fallback = _run(loaded, enc)
     return ModelAttention(
-        tokens=list(tokens), special=special, sentence_b_start=b_start,
-        truncated=len(probe["input_ids"]) > max_tokens, device=device, fallback=fallback, **arrays,
-    )  # fmt: skip
+        tokens=list(tokens),
+        special=special,
+        sentence_b_start=b_start,
+        truncated=len(probe["input_ids"]) > max_tokens,
+        device=device,
+        fallback=fallback,
+        **arrays,
+    )
 
 
 def _sentence_b_start(enc: Any, ids: list[int], tok: Any) -> int | None:
@@ -412,11 +421,14 @@ def real_head(att: ModelAttention, weights: ac.Weights, layer: int, head: int) -
     """Combine an extraction with one head's weights (no model call)."""
     _check_layer_head(layer, head, att.n_layers, att.n_heads)
     return RealHead(
-        tokens=list(att.tokens), layer=layer, head=head,
+        tokens=list(att.tokens),
+        layer=layer,
+        head=head,
         x=att.hidden_states[layer].astype(np.float64),
         weights=weights,
-        model_weights=att.attentions[layer, head].astype(np.float64), truncated=att.truncated,
-    )  # fmt: skip
+        model_weights=att.attentions[layer, head].astype(np.float64),
+        truncated=att.truncated,
+    )
 
 
 def head_inputs(loaded: LoadedModel, text: str, layer: int, head: int, max_tokens: int = 64) -> RealHead:
@@ -454,8 +466,14 @@ class RealLesson:
 
 
 def real_lesson(
-    loaded: LoadedModel, att: ModelAttention, layer: int, head: int, *, scale: bool = True,
-    multiplier: float = 1.0, causal: bool = False,
+    loaded: LoadedModel,
+    att: ModelAttention,
+    layer: int,
+    head: int,
+    *,
+    scale: bool = True,
+    multiplier: float = 1.0,
+    causal: bool = False,
 ) -> RealLesson:
     """One real head of an extraction as the step-by-step lesson, and how closely attn_core
     reproduces the model's own attention for it.
@@ -466,7 +484,8 @@ def real_lesson(
     source = wt.Source(tokens=tuple(real.tokens), x=real.x, weights=real.weights)
     return RealLesson(
         lesson=wt.lesson(source, scale=scale, multiplier=multiplier, causal=causal),
-        max_abs_error=reproduction_error(real, reproduce(real)), truncated=real.truncated,
+        max_abs_error=reproduction_error(real, reproduce(real)),
+        truncated=real.truncated,
     )
 
 
@@ -551,8 +570,7 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
             continue
         att = extract_attentions(loaded, sentence, max_tokens=SENSE_MAX_TOKENS)
         with loaded.lock:
-            enc = loaded.tokenizer(sentence, truncation=True, max_length=SENSE_MAX_TOKENS,
-                                   return_offsets_mapping=True)  # fmt: skip
+            enc = loaded.tokenizer(sentence, truncation=True, max_length=SENSE_MAX_TOKENS, return_offsets_mapping=True)
         offsets = enc["offset_mapping"]
         if len(offsets) != att.T:
             raise ValueError(f"the tokenizer gave {len(offsets)} offsets for {att.T} tokens")
@@ -561,12 +579,17 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
             missing.append(n)
             continue
         index = inside[0]
-        senses.append(WordSense(
-            sentence=sentence, tokens=tuple(att.tokens), word=match.group(0), index=index,
-            pieces=tuple(att.tokens[t] for t in inside),
-            attention=att.attentions[:, :, index, :].mean(axis=1).astype(np.float64),  # (L, H, T) -> (L, T)
-            special=np.asarray(att.special, dtype=bool),
-        ))  # fmt: skip
+        senses.append(
+            WordSense(
+                sentence=sentence,
+                tokens=tuple(att.tokens),
+                word=match.group(0),
+                index=index,
+                pieces=tuple(att.tokens[t] for t in inside),
+                attention=att.attentions[:, :, index, :].mean(axis=1).astype(np.float64),  # (L, H, T) -> (L, T)
+                special=np.asarray(att.special, dtype=bool),
+            )
+        )
         hidden.append(att.hidden_states[:, index, :].astype(np.float64))  # (L+1, d_model)
     if len(senses) < 2:
         raise ValueError(f"“{word}” must appear in at least two sentences to compare them; found in {len(senses)}")

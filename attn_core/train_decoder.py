@@ -87,8 +87,15 @@ def eval_batch(seed: int) -> np.ndarray:
 class TinyDecoder(nn.Module):
     """The torch twin of ``attn_core.decoder.run``: parameters named and shaped as in weights.npz."""
 
-    def __init__(self, V: int = len(VOCAB), L: int = N_LAYERS, H: int = N_HEADS, d_model: int = D_MODEL,
-                 d_k: int = D_K, max_len: int = MAX_TOKENS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        V: int = len(VOCAB),
+        L: int = N_LAYERS,
+        H: int = N_HEADS,
+        d_model: int = D_MODEL,
+        d_k: int = D_K,
+        max_len: int = MAX_TOKENS,
+    ) -> None:
         super().__init__()
         shapes = weight_shapes(V, L, H, d_model, d_k)
         self.w_e = nn.Parameter(torch.randn(shapes["w_e"]))

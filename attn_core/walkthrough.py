@@ -80,7 +80,8 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
         where.setdefault(token, []).append(n)
     return tuple(
         (token, tuple(ns), all(np.array_equal(x[ns[0]], x[n]) for n in ns[1:]))
-        for token, ns in where.items() if len(ns) > 1
+        for token, ns in where.items()
+        if len(ns) > 1
     )
 
 
@@ -123,9 +124,17 @@ def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causa
     """
     w = source.weights
     steps = attention_steps(
-        source.x, w.w_q, w.w_k, w.w_v, scale=scale, multiplier=multiplier,
-        mask="causal" if causal else None, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v,
-    )  # fmt: skip
+        source.x,
+        w.w_q,
+        w.w_k,
+        w.w_v,
+        scale=scale,
+        multiplier=multiplier,
+        mask="causal" if causal else None,
+        b_q=w.b_q,
+        b_k=w.b_k,
+        b_v=w.b_v,
+    )
     stats = step_stats(steps, source.tokens)
     return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale)
 
@@ -173,12 +182,25 @@ def cell_walkthrough(steps: AttentionSteps, i: int, j: int) -> CellWalkthrough:
     exps = np.exp(row - shift)  # (T_k,) exp(-inf) = 0 where masked
     weights = steps.weights[i]  # (T_k,)
     return CellWalkthrough(
-        i=i, j=j, q_i=q_i, k_j=k_j, products=q_i * k_j, score=float(steps.scores[i, j]),
-        factor=float(steps.factor), scaled=float(steps.scaled[i, j]), allowed=bool(np.isfinite(row[j])),
-        row=row, shift=shift, exps=exps, total=float(exps.sum()), weights=weights,
-        row_sum=float(weights.sum()), v=steps.v, contributions=weights[:, None] * steps.v,  # (T_k, d_v)
+        i=i,
+        j=j,
+        q_i=q_i,
+        k_j=k_j,
+        products=q_i * k_j,
+        score=float(steps.scores[i, j]),
+        factor=float(steps.factor),
+        scaled=float(steps.scaled[i, j]),
+        allowed=bool(np.isfinite(row[j])),
+        row=row,
+        shift=shift,
+        exps=exps,
+        total=float(exps.sum()),
+        weights=weights,
+        row_sum=float(weights.sum()),
+        v=steps.v,
+        contributions=weights[:, None] * steps.v,  # (T_k, d_v)
         output=steps.output[i],
-    )  # fmt: skip
+    )
 
 
 # --------------------------------------------------------------------------- LaTeX (numbers only)
@@ -257,9 +279,7 @@ def latex_row_table(cell: CellWalkthrough, digits: int = 2) -> str:
     exp_name = rf"\exp({s_ij})" if cell.shift == 0 else rf"\exp({s_ij} - m_{{{cell.i}}})"
 
     def line(name: str, values: np.ndarray | None) -> str:
-        cells = [
-            r"\cdots" if n is None else (str(n) if values is None else latex_num(values[n], digits)) for n in cols
-        ]
+        cells = [r"\cdots" if n is None else (str(n) if values is None else latex_num(values[n], digits)) for n in cols]
         return name + " & " + " & ".join(cells)
 
     body = [

@@ -22,17 +22,23 @@ TARGETS = (
 )
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
-SECTIONS = ("Queries from one sentence, keys and values from the other", "A rectangular score matrix",
-            "The output: one row per query")  # fmt: skip
-STATE = PageState("cross", (
-    Param("source", SOURCES[0], "text"),
-    Param("target", TARGETS[0], "text"),
-    Param("swap", False, "bool"),
-    Param("d_model", 16, "choice", choices=D_MODELS),
-    Param("d_k", 4, "choice", choices=D_KS),
-    Param("seed", 0, "int", lo=0, hi=10_000),
-    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
-))  # fmt: skip
+SECTIONS = (
+    "Queries from one sentence, keys and values from the other",
+    "A rectangular score matrix",
+    "The output: one row per query",
+)
+STATE = PageState(
+    "cross",
+    (
+        Param("source", SOURCES[0], "text"),
+        Param("target", TARGETS[0], "text"),
+        Param("swap", False, "bool"),
+        Param("d_model", 16, "choice", choices=D_MODELS),
+        Param("d_k", 4, "choice", choices=D_KS),
+        Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
 K = STATE.key
 
 
@@ -110,8 +116,14 @@ if deck.shows(0):
     for col, (name, title, matrix, rows, who) in zip(st.columns(3), parts, strict=True):
         with col:
             show_heatmap(
-                f"cross_{name}", matrix, rows=rows, cols=dim_labels(matrix.shape[1]), title=title,
-                row_title=f"{who} token", col_title="dimension", value_name=name,
+                f"cross_{name}",
+                matrix,
+                rows=rows,
+                cols=dim_labels(matrix.shape[1]),
+                title=title,
+                row_title=f"{who} token",
+                col_title="dimension",
+                value_name=name,
             )
 
 # --------------------------------------------------------------------------- scores and weights
@@ -130,13 +142,26 @@ if deck.shows(1):
     left, right = st.columns(2)
     with left:
         show_heatmap(
-            "cross_scores", steps.scaled, rows=q_tokens, cols=kv_tokens, title="Cross-attention scores QKᵀ/√d_k",
-            row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="score",
+            "cross_scores",
+            steps.scaled,
+            rows=q_tokens,
+            cols=kv_tokens,
+            title="Cross-attention scores QKᵀ/√d_k",
+            row_title=f"query ({q_name})",
+            col_title=f"key ({kv_name})",
+            value_name="score",
         )
     with right:
         show_heatmap(
-            "cross_weights", steps.weights, rows=q_tokens, cols=kv_tokens, title="Cross-attention weights",
-            kind="weights", row_title=f"query ({q_name})", col_title=f"key ({kv_name})", value_name="weight",
+            "cross_weights",
+            steps.weights,
+            rows=q_tokens,
+            cols=kv_tokens,
+            title="Cross-attention weights",
+            kind="weights",
+            row_title=f"query ({q_name})",
+            col_title=f"key ({kv_name})",
+            value_name="weight",
         )
     st.caption(
         f"Row 0 is query 0 ({md_escape(q_tokens[0])}); its {T_k} weights add up to 1. These weights are random "
@@ -155,7 +180,13 @@ if deck.shows(2):
         rf"{steps.output.shape[0]}\times{steps.output.shape[1]}"
     )
     show_heatmap(
-        "cross_output", steps.output, rows=q_tokens, cols=dim_labels(steps.output.shape[1]),
-        title="Cross-attention output", row_title=f"query ({q_name})", col_title="dimension", value_name="output",
+        "cross_output",
+        steps.output,
+        rows=q_tokens,
+        cols=dim_labels(steps.output.shape[1]),
+        title="Cross-attention output",
+        row_title=f"query ({q_name})",
+        col_title="dimension",
+        value_name="output",
         width_px=FULL_WIDTH_PX,
     )

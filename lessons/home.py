@@ -12,16 +12,30 @@ from ui.state import PageState, Param
 EXAMPLE = "The animal didn't cross the street because it was too tired."
 MAX_TOKENS = 16  # the live example stays small enough to read every cell
 STATE = PageState("home", (Param("text", EXAMPLE, "text", max_chars=MAX_CHARS),))
-PATH = (  # (page script, what the student will see there), in teaching order
-    ("lessons/step_by_step.py", "One head on your sentence, every matrix from the tokens to the output, with one "
-     "cell worked through by hand."),
-    ("lessons/softmax_lab.py", "Why the scores are divided by √d_k, what happens when they are not, and why a "
-     "softmax and not a sigmoid."),
+PATH = (  # (page script, what the student will see there), in teaching order (app.py's)
+    (
+        "lessons/step_by_step.py",
+        "One head on your sentence: every matrix from the tokens to the output, and one cell worked through by hand.",
+    ),
+    (
+        "lessons/softmax_lab.py",
+        "Why the scores are divided by √d_k, what happens when they are not, and why a softmax and not a sigmoid.",
+    ),
     ("lessons/multi_head.py", "Several heads look at one sentence in different ways, then W_O mixes them."),
     ("lessons/masks_cost.py", "Causal, sliding-window and dilated masks, and why global attention costs T²."),
     ("lessons/cross_attention.py", "Queries from one sentence, keys and values from another, as in translation."),
+    (
+        "lessons/in_a_transformer.py",
+        "Where attention sits in a transformer block: W_O, the residual, LayerNorm, "
+        "the feed-forward network, padding, and one word's meanings across layers.",
+    ),
     ("lessons/real_model.py", "The 72 heads of a trained BERT model, in head, model and neuron views."),
-)  # fmt: skip
+    (
+        "lessons/decoder.py",
+        "A small decoder trained for this app, its causal heads, and the induction head it learned.",
+    ),
+    ("lessons/articles.py", "The worked examples of popular attention articles, redone, with their slips shown."),
+)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -37,8 +51,9 @@ st.markdown(
     "one to mix into its own meaning. Type below and watch one attention head decide: row *i* of the chart "
     "says how much token *i* takes from each token, and every row adds up to 1."
 )
-text = st.text_input("Try a sentence", key=STATE.key("text"), max_chars=MAX_CHARS, live=True,
-                     help="The chart follows as you type.")  # fmt: skip
+text = st.text_input(
+    "Try a sentence", key=STATE.key("text"), max_chars=MAX_CHARS, live=True, help="The chart follows as you type."
+)
 STATE.sync()
 tokens = tuple(ac.tokenize(text, max_tokens=MAX_TOKENS + 1))
 if not tokens:
@@ -49,10 +64,17 @@ else:
         tokens = tokens[:MAX_TOKENS]
     lesson = _lesson(tokens)
     show_heatmap(
-        "home_weights", lesson.steps.weights, rows=list(tokens), cols=list(tokens), kind="weights",
-        title="Attention weights of one head (random weights, as before training)", row_title="query",
-        col_title="key", value_name="weight", width_px=800,
-    )  # fmt: skip
+        "home_weights",
+        lesson.steps.weights,
+        rows=list(tokens),
+        cols=list(tokens),
+        kind="weights",
+        title="Attention weights of one head (random weights, as before training)",
+        row_title="query",
+        col_title="key",
+        value_name="weight",
+        width_px=800,
+    )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 st.header("Start here")

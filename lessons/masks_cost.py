@@ -15,15 +15,21 @@ from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
 
 MASK_TITLES = {"global": "Global", "causal": "Causal", "window": "Sliding window", "dilated": "Dilated"}
-SECTIONS = (*(f"{title} mask" for title in MASK_TITLES.values()), "The cost of global attention",
-            "Where the dot product fits")  # fmt: skip
-STATE = PageState("masks", (
-    Param("text", PRESETS[0], "text"),
-    Param("radius", 2, "int", lo=0, hi=8),
-    Param("dilation", 2, "int", lo=1, hi=4),
-    Param("seed", 0, "int", lo=0, hi=10_000),
-    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
-))  # fmt: skip
+SECTIONS = (
+    *(f"{title} mask" for title in MASK_TITLES.values()),
+    "The cost of global attention",
+    "Where the dot product fits",
+)
+STATE = PageState(
+    "masks",
+    (
+        Param("text", PRESETS[0], "text"),
+        Param("radius", 2, "int", lo=0, hi=8),
+        Param("dilation", 2, "int", lo=1, hi=4),
+        Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
 K = STATE.key
 
 
@@ -65,13 +71,23 @@ EXPLAIN = {
     ),
 }
 
-def _lines(key: str, x: np.ndarray, series: dict[str, np.ndarray], *, title: str, x_title: str, y_title: str,
-           log_y: bool = False) -> None:
+
+def _lines(
+    key: str,
+    x: np.ndarray,
+    series: dict[str, np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    log_y: bool = False,
+) -> None:
     """A line chart with its table (one column per line)."""
     fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y)
     values = np.column_stack([np.asarray(v, dtype=np.float64) for v in series.values()])
-    table = Table(values, [str(int(v)) for v in x], list(series), name=title, kind="lines", row_title=x_title,
-                  col_title=y_title)
+    table = Table(
+        values, [str(int(v)) for v in x], list(series), name=title, kind="lines", row_title=x_title, col_title=y_title
+    )
     show_figure(fig, key, table=table)
 
 
@@ -82,8 +98,10 @@ st.markdown(
     "A mask decides which keys each query is allowed to see. Masked pairs get a score of −∞ before the softmax, "
     "so their weight is exactly 0 and the remaining weights in the row still add up to 1."
 )
-st.latex(r"\mathrm{masked}_{ij} = \begin{cases}\mathrm{scaled}_{ij} & \text{if } i \text{ may attend to } j\\"
-         r"-\infty & \text{otherwise}\end{cases}")
+st.latex(
+    r"\mathrm{masked}_{ij} = \begin{cases}\mathrm{scaled}_{ij} & \text{if } i \text{ may attend to } j\\"
+    r"-\infty & \text{otherwise}\end{cases}"
+)
 
 text = sentence_input(K("text"))
 tokens = checked_tokens(text)
@@ -124,14 +142,21 @@ for n, kind in enumerate(ex.MASK_KINDS):
     left, right = st.columns(2)
     with left:
         show_figure(
-            mask_heatmap(steps.mask, tokens, title=f"{title} mask (1 = may attend)"), key=f"masks_{kind}_mask",
-            table=Table(allowed, tokens, tokens, name=f"{title} mask", kind="mask", row_title="query",
-                        col_title="key"),
-        )  # fmt: skip
+            mask_heatmap(steps.mask, tokens, title=f"{title} mask (1 = may attend)"),
+            key=f"masks_{kind}_mask",
+            table=Table(allowed, tokens, tokens, name=f"{title} mask", kind="mask", row_title="query", col_title="key"),
+        )
     with right:
         show_heatmap(
-            f"masks_{kind}_weights", steps.weights, rows=tokens, cols=tokens, title=f"{title} weights",
-            kind="weights", row_title="query", col_title="key", value_name="weight",
+            f"masks_{kind}_weights",
+            steps.weights,
+            rows=tokens,
+            cols=tokens,
+            title=f"{title} weights",
+            kind="weights",
+            row_title="query",
+            col_title="key",
+            value_name="weight",
         )
 
 # --------------------------------------------------------------------------- 2. cost
@@ -149,11 +174,24 @@ if deck.shows(4):
     )
     left, right = st.columns(2)
     with left:
-        _lines("masks_cost_counts", T_VALUES, {MASK_TITLES[kind]: counts[kind] for kind in ex.MASK_KINDS},
-               title="Scores computed against sequence length T", x_title="T (tokens)", y_title="scores")
+        _lines(
+            "masks_cost_counts",
+            T_VALUES,
+            {MASK_TITLES[kind]: counts[kind] for kind in ex.MASK_KINDS},
+            title="Scores computed against sequence length T",
+            x_title="T (tokens)",
+            y_title="scores",
+        )
     with right:
-        _lines("masks_cost_memory", T_VALUES, {"one T × T score matrix": memory},
-               title="Memory of one float32 score matrix", x_title="T (tokens)", y_title="bytes", log_y=True)
+        _lines(
+            "masks_cost_memory",
+            T_VALUES,
+            {"one T × T score matrix": memory},
+            title="Memory of one float32 score matrix",
+            x_title="T (tokens)",
+            y_title="bytes",
+            log_y=True,
+        )
     st.caption("That is per head and per layer: a model with 12 layers of 12 heads holds 144 such matrices.")
 
 # --------------------------------------------------------------------------- 3. other scores
@@ -185,8 +223,16 @@ for column, (scores, name, title) in zip(
     strict=True,
 ):
     with column:
-        show_heatmap(f"masks_{name}", scores, rows=tokens, cols=tokens, title=title, row_title="query",
-                     col_title="key", value_name="score")
+        show_heatmap(
+            f"masks_{name}",
+            scores,
+            rows=tokens,
+            cols=tokens,
+            title=title,
+            row_title="query",
+            col_title="key",
+            value_name="score",
+        )
 
 st.markdown(
     "The dot product of a query and a key is really one matrix sandwiched between two embeddings: "
@@ -199,8 +245,14 @@ st.latex(
     rf"\max_{{ij}} \left| x_i W_q W_k^\top x_j^\top - (QK^\top)_{{ij}} \right| = {_sci(study.bilinear_diff)}"
 )
 show_heatmap(
-    "masks_bilinear", study.w_qk, rows=dim_labels(study.d_model), cols=dim_labels(study.d_model),
-    title="Bilinear form W_q W_kᵀ", row_title="query-side dimension", col_title="key-side dimension",
-    value_name="w_qk", width_px=FULL_WIDTH_PX,
+    "masks_bilinear",
+    study.w_qk,
+    rows=dim_labels(study.d_model),
+    cols=dim_labels(study.d_model),
+    title="Bilinear form W_q W_kᵀ",
+    row_title="query-side dimension",
+    col_title="key-side dimension",
+    value_name="w_qk",
+    width_px=FULL_WIDTH_PX,
 )
 st.metric("Max |bilinear scores − QKᵀ|", f"{study.bilinear_diff:.2e}")

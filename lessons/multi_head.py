@@ -14,15 +14,18 @@ D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
 HEAD_COLUMNS = 2
 SECTIONS = ("Each head with its own weights", "Concatenate, then mix with W_O")
-STATE = PageState("mh", (
-    Param("text", PRESETS[0], "text"),
-    Param("heads", 4, "int", lo=1, hi=8),
-    Param("d_model", 16, "choice", choices=D_MODELS),
-    Param("d_k", 4, "choice", choices=D_KS),
-    Param("seed", 0, "int", lo=0, hi=10_000),
-    Param("causal", False, "bool"),
-    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
-))  # fmt: skip
+STATE = PageState(
+    "mh",
+    (
+        Param("text", PRESETS[0], "text"),
+        Param("heads", 4, "int", lo=1, hi=8),
+        Param("d_model", 16, "choice", choices=D_MODELS),
+        Param("d_k", 4, "choice", choices=D_KS),
+        Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("causal", False, "bool"),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
 K = STATE.key
 
 
@@ -79,8 +82,15 @@ if deck.shows(0):
         for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
             with columns[h - start]:
                 show_heatmap(
-                    f"mh_head_{h}", mh.heads[h].weights, rows=tokens, cols=tokens, title=f"Head {h + 1} weights",
-                    kind="weights", row_title="query", col_title="key", value_name="weight",
+                    f"mh_head_{h}",
+                    mh.heads[h].weights,
+                    rows=tokens,
+                    cols=tokens,
+                    title=f"Head {h + 1} weights",
+                    kind="weights",
+                    row_title="query",
+                    col_title="key",
+                    value_name="weight",
                 )
 
 # --------------------------------------------------------------------------- concat, W_O, output
@@ -98,21 +108,37 @@ if deck.shows(1):
         rf" = \underbrace{{\mathrm{{output}}}}_{{{mh.output.shape[0]}\times{mh.output.shape[1]}}}"
     )
     show_heatmap(
-        "mh_concat", mh.concat, rows=tokens, cols=concat_labels(n_heads, d_v),
+        "mh_concat",
+        mh.concat,
+        rows=tokens,
+        cols=concat_labels(n_heads, d_v),
         title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
-        row_title="token", col_title="head.dimension", value_name="value", width_px=FULL_WIDTH_PX,
+        row_title="token",
+        col_title="head.dimension",
+        value_name="value",
+        width_px=FULL_WIDTH_PX,
     )
     left, right = st.columns(2)
     with left:
         show_heatmap(
-            "mh_w_o", mh.w_o, rows=concat_labels(n_heads, d_v), cols=dim_labels(d_model),
-            title=f"W_O: {mh.w_o.shape[0]} × {mh.w_o.shape[1]}", row_title="head.dimension",
-            col_title="output dimension", value_name="w_o",
+            "mh_w_o",
+            mh.w_o,
+            rows=concat_labels(n_heads, d_v),
+            cols=dim_labels(d_model),
+            title=f"W_O: {mh.w_o.shape[0]} × {mh.w_o.shape[1]}",
+            row_title="head.dimension",
+            col_title="output dimension",
+            value_name="w_o",
         )
     with right:
         show_heatmap(
-            "mh_output", mh.output, rows=tokens, cols=dim_labels(d_model),
-            title=f"Output: {mh.output.shape[0]} × {mh.output.shape[1]}", row_title="token",
-            col_title="output dimension", value_name="output",
+            "mh_output",
+            mh.output,
+            rows=tokens,
+            cols=dim_labels(d_model),
+            title=f"Output: {mh.output.shape[0]} × {mh.output.shape[1]}",
+            row_title="token",
+            col_title="output dimension",
+            value_name="output",
         )
     st.caption("Blue is negative, red is positive, white is 0.")

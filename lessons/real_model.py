@@ -32,27 +32,40 @@ PAIRS = {
     "One sentence: The cat sat on the mat.": ("The cat sat on the mat.", ""),
 }
 VIEWS = ("Head view", "Model view", "Neuron view", "Summaries", "Reproduce a head")
-VIEW_NAMES = {"head": "Head view", "model": "Model view", "neuron": "Neuron view", "summaries": "Summaries",
-              "reproduce": "Reproduce a head"}  # fmt: skip
+VIEW_NAMES = {
+    "head": "Head view",
+    "model": "Model view",
+    "neuron": "Neuron view",
+    "summaries": "Summaries",
+    "reproduce": "Reproduce a head",
+}
 MAX_CHARS = 6000  # about 512 tokens of English fit comfortably
 LAYERS, HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
 IT_HEAD = (3, 1)  # the head the page suggests for "it"; what it does is computed below, not written here
-STATE = PageState("rm", (
-    Param("model", models.DEFAULT_MODEL, "choice", choices=models.ALLOWED_MODELS),
-    Param("a", PAIRS["time flies like an arrow / fruit flies like a banana"][0], "text", max_chars=MAX_CHARS),
-    Param("b", PAIRS["time flies like an arrow / fruit flies like a banana"][1], "text", max_chars=MAX_CHARS,
-          allow_empty=True),
-    Param("view", "head", "choice", choices=tuple(VIEW_NAMES)),
-    Param("layer", 0, "int", lo=0, hi=LAYERS - 1),
-    Param("heads", list(range(HEADS)), "ints", lo=0, hi=HEADS - 1),
-    Param("focus", None, "index"),
-    Param("region", "All", "choice", choices=mf.REGIONS),
-    Param("hide", False, "bool"),
-    Param("threshold", 0.05, "float", lo=0.01, hi=1.0, step=0.01),
-    Param("head", 0, "int", lo=0, hi=HEADS - 1),
-    Param("query", 1, "index"),
-    Param("predict", False, "bool"),
-))  # fmt: skip
+STATE = PageState(
+    "rm",
+    (
+        Param("model", models.DEFAULT_MODEL, "choice", choices=models.ALLOWED_MODELS),
+        Param("a", PAIRS["time flies like an arrow / fruit flies like a banana"][0], "text", max_chars=MAX_CHARS),
+        Param(
+            "b",
+            PAIRS["time flies like an arrow / fruit flies like a banana"][1],
+            "text",
+            max_chars=MAX_CHARS,
+            allow_empty=True,
+        ),
+        Param("view", "head", "choice", choices=tuple(VIEW_NAMES)),
+        Param("layer", 0, "int", lo=0, hi=LAYERS - 1),
+        Param("heads", list(range(HEADS)), "ints", lo=0, hi=HEADS - 1),
+        Param("focus", None, "index"),
+        Param("region", "All", "choice", choices=mf.REGIONS),
+        Param("hide", False, "bool"),
+        Param("threshold", 0.05, "float", lo=0.01, hi=1.0, step=0.01),
+        Param("head", 0, "int", lo=0, hi=HEADS - 1),
+        Param("query", 1, "index"),
+        Param("predict", False, "bool"),
+    ),
+)
 K = STATE.key
 KEEP = {"persist_state": "page"}  # a view's pickers keep their values while another view is shown
 
@@ -77,9 +90,12 @@ def _it_rows(_loaded: models.LoadedModel, name: str, layer: int, head: int) -> d
         it = att.tokens.index("it")
         row = att.attentions[layer, head, it].astype(np.float64)
         out[label] = {
-            "tokens": att.tokens, "row": row, "animal": float(row[att.tokens.index("animal")]),
-            "street": float(row[att.tokens.index("street")]), "top": att.tokens[int(np.argmax(row))],
-        }  # fmt: skip
+            "tokens": att.tokens,
+            "row": row,
+            "animal": float(row[att.tokens.index("animal")]),
+            "street": float(row[att.tokens.index("street")]),
+            "top": att.tokens[int(np.argmax(row))],
+        }
     return out
 
 
@@ -138,13 +154,25 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         heads = st.multiselect("Heads", list(range(H)), key=K("heads"), format_func=lambda h: f"head {h}", **KEEP)
     with pickers[2]:
         st.session_state[K("focus")] = clamp_index(STATE.value("focus"), T, None)
-        query = st.selectbox("Focus on a query token", [None, *range(T)], key=K("focus"),
-                             format_func=_token_name(att.tokens), **KEEP)  # fmt: skip
+        query = st.selectbox(
+            "Focus on a query token",
+            [None, *range(T)],
+            key=K("focus"),
+            format_func=_token_name(att.tokens),
+            placeholder="all tokens",
+            **KEEP,
+        )
     c3, c4, c5 = st.columns([2, 1, 2])
     with c3:
         if att.sentence_b_start is not None:
-            region = st.radio("Which lines", mf.REGIONS, horizontal=True, key=K("region"), **KEEP,
-                              help="A→B: queries in sentence A attending to keys in sentence B.")  # fmt: skip
+            region = st.radio(
+                "Which lines",
+                mf.REGIONS,
+                horizontal=True,
+                key=K("region"),
+                **KEEP,
+                help="A→B: queries in sentence A attending to keys in sentence B.",
+            )
         else:
             region = "All"
             st.caption("Add a sentence B to filter lines by A→A, B→B, A→B or B→A.")
@@ -156,14 +184,27 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         st.info("Pick at least one head to draw its lines.")
         return
     fig = mf.head_view(
-        att.attentions[layer], att.tokens, heads=heads, threshold=threshold, query=query, region=region,
-        sentence_b_start=att.sentence_b_start, hide=att.special if hide_special else None,
+        att.attentions[layer],
+        att.tokens,
+        heads=heads,
+        threshold=threshold,
+        query=query,
+        region=region,
+        sentence_b_start=att.sentence_b_start,
+        hide=att.special if hide_special else None,
         title=f"Head view, layer {layer}",
-    )  # fmt: skip
+    )
     shown = att.attentions[layer, heads].astype(np.float64).mean(axis=0)  # (T, T) the chosen heads' mean
     names = ", ".join(str(h) for h in heads) if len(heads) < H else "all heads"
-    table = Table(shown, att.tokens, att.tokens, name=f"Layer {layer}, mean of {names}", kind="weights",
-                  row_title="query", col_title="key")  # fmt: skip
+    table = Table(
+        shown,
+        att.tokens,
+        att.tokens,
+        name=f"Layer {layer}, mean of {names}",
+        kind="weights",
+        row_title="query",
+        col_title="key",
+    )
     show_figure(fig, "rm_head_view", table=table, focus_row=query)
     st.markdown(
         "Each line joins a token on the left (the **query**, doing the looking) to a token on the right "
@@ -193,35 +234,50 @@ def _sinks(att: models.ModelAttention) -> str:
 def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
     head = _head_picker(pickers[1], att.n_heads)
     grid = mf.thumbnail_grid(
-        att.attentions, title="Model view: every head, layers (rows) × heads (columns)",
-        row_names=[f"layer {i}" for i in range(att.n_layers)], col_names=[f"h{h}" for h in range(att.n_heads)],
+        att.attentions,
+        title="Model view: every head, layers (rows) × heads (columns)",
+        row_names=[f"layer {i}" for i in range(att.n_layers)],
+        col_names=[f"h{h}" for h in range(att.n_heads)],
         selected=(layer, head),
-    )  # fmt: skip
+    )
     on_cls = views.attention_to(att.attentions, 0)  # (L, H)
-    table = Table(on_cls, [f"layer {i}" for i in range(att.n_layers)], [f"head {h}" for h in range(att.n_heads)],
-                  name="Share of each head's attention on [CLS]", kind="signed", row_title="layer",
-                  col_title="head")  # fmt: skip
+    table = Table(
+        on_cls,
+        [f"layer {i}" for i in range(att.n_layers)],
+        [f"head {h}" for h in range(att.n_heads)],
+        name="Share of each head's attention on [CLS]",
+        kind="signed",
+        row_title="layer",
+        col_title="head",
+    )
     show_figure(grid, "rm_model_view", table=table)
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
         f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
-        "token, some spread their attention over the whole sentence. " + _sinks(att)
+        "token, some spread their attention over the whole sentence. "
+        + _sinks(att)
         + " The table under the chart gives each head's share on [CLS]."
     )
     show_heatmap(
-        "rm_model_big", att.attentions[layer, head], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
-        kind="weights", width_px=fg.FULL_WIDTH_PX, title=f"Layer {layer}, head {head}: attention weights",
-        row_title="query", col_title="key",
-    )  # fmt: skip
+        "rm_model_big",
+        att.attentions[layer, head],
+        rows=att.tokens,
+        cols=att.tokens,
+        builder=mf.attention_heatmap,
+        kind="weights",
+        width_px=fg.FULL_WIDTH_PX,
+        title=f"Layer {layer}, head {head}: attention weights",
+        row_title="query",
+        col_title="key",
+    )
 
 
 def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
     head = _head_picker(pickers[1], att.n_heads)
     with pickers[2]:
         st.session_state[K("query")] = clamp_index(STATE.value("query"), att.T, min(1, att.T - 1))
-        query = st.selectbox("Query token", range(att.T), key=K("query"), format_func=_token_name(att.tokens),
-                             **KEEP)  # fmt: skip
+        query = st.selectbox("Query token", range(att.T), key=K("query"), format_func=_token_name(att.tokens), **KEEP)
     nv = views.neuron_view(att.queries, att.keys, layer, head, query)
     figs = mf.neuron_figures(nv, att.tokens, layer=layer, head=head)
     dims = fg.dim_labels(nv.d_k)
@@ -232,16 +288,28 @@ def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         "multiply them number by number (q∘k), add up each row (q·k), divide by √d_k and take the softmax."
     )
     tables_ = {
-        "q": Table(nv.q[None, :], [token], dims, name="q, the query vector", row_title="query",
-                   col_title="dimension"),
+        "q": Table(nv.q[None, :], [token], dims, name="q, the query vector", row_title="query", col_title="dimension"),
         "k": Table(nv.k, att.tokens, dims, name="k, every key vector", row_title="key", col_title="dimension"),
-        "qk": Table(nv.qk, att.tokens, dims, name="q∘k, elementwise products", row_title="key",
-                    col_title="dimension"),
-        "scores": Table(nv.scores[None, :], [token], att.tokens, name="q·k for every key", kind="bars",
-                        row_title="query", col_title="key"),
-        "weights": Table(nv.weights[None, :], [token], att.tokens, name="The attention row", kind="bars",
-                         row_title="query", col_title="key"),
-    }  # fmt: skip
+        "qk": Table(nv.qk, att.tokens, dims, name="q∘k, elementwise products", row_title="key", col_title="dimension"),
+        "scores": Table(
+            nv.scores[None, :],
+            [token],
+            att.tokens,
+            name="q·k for every key",
+            kind="bars",
+            row_title="query",
+            col_title="key",
+        ),
+        "weights": Table(
+            nv.weights[None, :],
+            [token],
+            att.tokens,
+            name="The attention row",
+            kind="bars",
+            row_title="query",
+            col_title="key",
+        ),
+    }
     for name in ("q", "k", "qk", "scores", "weights"):
         show_figure(figs[name], f"rm_neuron_{name}", table=tables_[name])
     j = nv.top
@@ -258,12 +326,26 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
     rolled = views.rollout(att.attentions)  # (L, T, T)
     names = [f"layer {i}" for i in range(att.n_layers)]
     grid = mf.thumbnail_grid(
-        np.stack([means, rolled]), title="Per layer: the mean over heads, and the rollout up to that layer",
-        row_names=["mean", "rollout"], col_names=names, selected=(0, layer),
-    )  # fmt: skip
+        np.stack([means, rolled]),
+        title="Per layer: the mean over heads, and the rollout up to that layer",
+        row_names=["mean", "rollout"],
+        col_names=names,
+        selected=(0, layer),
+    )
     on_cls = np.stack([means[:, :, 0].mean(axis=1), rolled[:, :, 0].mean(axis=1)])  # (2, L)
-    show_figure(grid, "rm_means", table=Table(on_cls, ["mean", "rollout"], names, name="Share on [CLS] per layer",
-                                               kind="signed", row_title="summary", col_title="layer"))
+    show_figure(
+        grid,
+        "rm_means",
+        table=Table(
+            on_cls,
+            ["mean", "rollout"],
+            names,
+            name="Share on [CLS] per layer",
+            kind="signed",
+            row_title="summary",
+            col_title="layer",
+        ),
+    )
     st.markdown(
         "Averaging the heads of a layer shows where that layer as a whole moves information. "
         "**Attention rollout** (Abnar & Zuidema, 2020) follows it through the layers: each layer's "
@@ -273,11 +355,29 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
     )
     c1, c2 = st.columns(2)
     with c1:
-        show_heatmap("rm_mean_big", means[layer], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
-                     kind="weights", title=f"Layer {layer}: mean over heads", row_title="query", col_title="key")
+        show_heatmap(
+            "rm_mean_big",
+            means[layer],
+            rows=att.tokens,
+            cols=att.tokens,
+            builder=mf.attention_heatmap,
+            kind="weights",
+            title=f"Layer {layer}: mean over heads",
+            row_title="query",
+            col_title="key",
+        )
     with c2:
-        show_heatmap("rm_rollout_big", rolled[layer], rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
-                     kind="weights", title=f"Rollout through layer {layer}", row_title="query", col_title="key")
+        show_heatmap(
+            "rm_rollout_big",
+            rolled[layer],
+            rows=att.tokens,
+            cols=att.tokens,
+            builder=mf.attention_heatmap,
+            kind="weights",
+            title=f"Rollout through layer {layer}",
+            row_title="query",
+            col_title="key",
+        )
 
 
 def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, pickers: list) -> None:
@@ -299,12 +399,29 @@ def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int
     )
     c1, c2 = st.columns(2)
     with c1:
-        show_heatmap("rm_repro_ours", steps.weights, rows=att.tokens, cols=att.tokens, builder=mf.attention_heatmap,
-                     kind="weights", title="attn_core, float64", row_title="query", col_title="key")
+        show_heatmap(
+            "rm_repro_ours",
+            steps.weights,
+            rows=att.tokens,
+            cols=att.tokens,
+            builder=mf.attention_heatmap,
+            kind="weights",
+            title="attn_core, float64",
+            row_title="query",
+            col_title="key",
+        )
     with c2:
-        show_heatmap("rm_repro_model", real.model_weights, rows=att.tokens, cols=att.tokens,
-                     builder=mf.attention_heatmap, kind="weights", title="The model's own attention",
-                     row_title="query", col_title="key")  # fmt: skip
+        show_heatmap(
+            "rm_repro_model",
+            real.model_weights,
+            rows=att.tokens,
+            cols=att.tokens,
+            builder=mf.attention_heatmap,
+            kind="weights",
+            title="The model's own attention",
+            row_title="query",
+            col_title="key",
+        )
 
 
 def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
@@ -314,12 +431,16 @@ def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
     for label, text in (("tired", TIRED), ("congested", CONGESTED)):
         tokens, row = rows[label]["tokens"], rows[label]["row"]
         with st.container(border=True):
-            quiz.ask(quiz.Question(
-                key=f"rm_quiz_{label}",
-                prompt=f"In “{text}”, which token does “it” give the most weight?",
-                options=tuple(f"{n}: {t}" for n, t in enumerate(tokens)),
-                answer=int(np.argmax(row)), value=float(row.max()), value_label="its weight",
-            ))  # fmt: skip
+            quiz.ask(
+                quiz.Question(
+                    key=f"rm_quiz_{label}",
+                    prompt=f"In “{text}”, which token does “it” give the most weight?",
+                    options=tuple(f"{n}: {t}" for n, t in enumerate(tokens)),
+                    answer=int(np.argmax(row)),
+                    value=float(row.max()),
+                    value_label="its weight",
+                )
+            )
 
 
 # --------------------------------------------------------------------------- the page
@@ -333,13 +454,18 @@ st.markdown(
 )
 
 name = st.selectbox(
-    "Model", models.ALLOWED_MODELS, key=K("model"),
+    "Model",
+    models.ALLOWED_MODELS,
+    key=K("model"),
     format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
-)  # fmt: skip
+)
 text_a, text_b = _sentences()
 view_key = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
-predict = st.toggle("Predict first", key=K("predict"),
-                    help="Guess where “it” looks in the two animal sentences before the model shows it.")
+predict = st.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Guess where “it” looks in the two animal sentences before the model shows it.",
+)
 pickers = st.columns(3)
 with pickers[0]:
     layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
@@ -390,15 +516,20 @@ show_tokens(att.tokens)
 st.caption(
     "This tokenizer lowercases the text and splits rare words into WordPiece parts (## marks a part "
     "that continues a word). It adds [CLS] at the start and [SEP] after each sentence; characters "
-    "outside its vocabulary become [UNK]."
-    + (" Some of this input became [UNK]." if "[UNK]" in att.tokens else "")
+    "outside its vocabulary become [UNK]." + (" Some of this input became [UNK]." if "[UNK]" in att.tokens else "")
 )
 st.download_button(
-    "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)", icon=":material/download:",
-    data=lambda: tables.to_npz({"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
-                               {"model": loaded.name, "sentence_a": text_a, "sentence_b": sentence_b}),
-    file_name="attentions.npz", mime="application/octet-stream", on_click="ignore", key="rm_npz",
-)  # fmt: skip
+    "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)",
+    icon=":material/download:",
+    data=lambda: tables.to_npz(
+        {"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
+        {"model": loaded.name, "sentence_a": text_a, "sentence_b": sentence_b},
+    ),
+    file_name="attentions.npz",
+    mime="application/octet-stream",
+    on_click="ignore",
+    key="rm_npz",
+)
 
 layer = min(layer, att.n_layers - 1)
 if predict:

@@ -20,17 +20,20 @@ from ui.state import PageState, Param
 N_SCORES = 8
 MULTIPLIERS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 SECTIONS = ("Large scores saturate the softmax", "Why divide by √d_k", "Softmax makes the scores compete")
-STATE = PageState("lab", (
-    Param("text", PRESETS[0], "text"),
-    Param("seed", 0, "int", lo=0, hi=10_000),
-    Param("m", 100.0, "choice", choices=MULTIPLIERS),
-    Param("T", 8, "int", lo=2, hi=64),
-    Param("dk_seed", 0, "int", lo=0, hi=10_000),
-    Param("raise", 0, "int", lo=0, hi=N_SCORES - 1),
-    Param("delta", 3.0, "float", lo=-10.0, hi=20.0, step=0.5),
-    Param("predict", False, "bool"),
-    Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
-))  # fmt: skip
+STATE = PageState(
+    "lab",
+    (
+        Param("text", PRESETS[0], "text"),
+        Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("m", 100.0, "choice", choices=MULTIPLIERS),
+        Param("T", 8, "int", lo=2, hi=64),
+        Param("dk_seed", 0, "int", lo=0, hi=10_000),
+        Param("raise", 0, "int", lo=0, hi=N_SCORES - 1),
+        Param("delta", 3.0, "float", lo=-10.0, hi=20.0, step=0.5),
+        Param("predict", False, "bool"),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
 K = STATE.key
 OUTCOMES = (
     "They stay about as they are",
@@ -121,8 +124,9 @@ section_2 = st.container()
 if deck.shows(2):
     st.header("3. Softmax makes the scores compete; sigmoid does not")
     c1, c2 = st.columns(2)
-    index = c1.selectbox("Score to raise", options=list(range(N_SCORES)), format_func=lambda i: labels[i],
-                         key=K("raise"), **KEEP)  # fmt: skip
+    index = c1.selectbox(
+        "Score to raise", options=list(range(N_SCORES)), format_func=lambda i: labels[i], key=K("raise"), **KEEP
+    )
     delta = c2.slider("Raise it by", min_value=-10.0, max_value=20.0, step=0.5, key=K("delta"), **KEEP)
 section_3 = st.container()
 STATE.sync()
@@ -205,8 +209,9 @@ if deck.shows(1):
             series = {"unscaled": study.entropy_unscaled, "scaled by 1/√d_k": study.entropy_scaled}
             title = "Mean row entropy of the weights against d_k"
             reference = (f"maximum log2(T) = {max_h:.2f}", max_h)
-            fig = log_x_lines(study.d_k, series, title=title, x_title="d_k", y_title="entropy (bits)",
-                              reference=reference)  # fmt: skip
+            fig = log_x_lines(
+                study.d_k, series, title=title, x_title="d_k", y_title="entropy (bits)", reference=reference
+            )
             _lines("lab_dk_entropy", fig, study.d_k, series, title, "d_k")
         st.markdown(
             f"With T = {T} keys a row of weights can hold at most log₂(T) = {max_h:.2f} bits (all keys equal). "
@@ -232,10 +237,18 @@ if deck.shows(2):
         for column, (name, before, after, total, key) in zip(st.columns(2), competition, strict=True):
             with column:
                 title = f"{name}, before and after raising one score"
-                fig = grouped_bars(labels, {"before": before, "after": after}, title=title, y_title="value",
-                                   y_range=(0, 1.15))  # fmt: skip
-                table = Table(np.vstack([before, after]), ["before", "after"], labels, name=title, kind="bars",
-                              row_title="", col_title="key")  # fmt: skip
+                fig = grouped_bars(
+                    labels, {"before": before, "after": after}, title=title, y_title="value", y_range=(0, 1.15)
+                )
+                table = Table(
+                    np.vstack([before, after]),
+                    ["before", "after"],
+                    labels,
+                    name=title,
+                    kind="bars",
+                    row_title="",
+                    col_title="key",
+                )
                 show_figure(fig, key, table=table)
                 st.metric(f"Sum of {name.lower()}", f"{total:.4f}")
         st.latex(

@@ -7,8 +7,18 @@ import json
 
 import numpy as np
 
-_DTYPES = {"f8": np.float64, "f4": np.float32, "i1": np.int8, "u1": np.uint8, "i2": np.int16,
-           "u2": np.uint16, "i4": np.int32, "u4": np.uint32, "i8": np.int64, "u8": np.uint64}
+_DTYPES = {
+    "f8": np.float64,
+    "f4": np.float32,
+    "i1": np.int8,
+    "u1": np.uint8,
+    "i2": np.int16,
+    "u2": np.uint16,
+    "i4": np.int32,
+    "u4": np.uint32,
+    "i8": np.int64,
+    "u8": np.uint64,
+}
 
 
 def decode(value):
@@ -34,8 +44,9 @@ def z_matrix(trace: dict) -> np.ndarray:
     z = trace["z"]
     if isinstance(z, dict):
         return decode(z).astype(np.float64)
-    return np.array([[np.nan if v is None else v for v in (decode(r) if isinstance(r, dict) else r)] for r in z],
-                    dtype=np.float64)
+    return np.array(
+        [[np.nan if v is None else v for v in (decode(r) if isinstance(r, dict) else r)] for r in z], dtype=np.float64
+    )
 
 
 def figures(at) -> list[dict]:

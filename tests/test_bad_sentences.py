@@ -59,22 +59,30 @@ BOXES = {
         "step_by_step.py", "sbs_text", ticks=(("Step 5: scores", "y"), ("Step 8: attention weights", "x"))
     ),
     "softmax_lab": Box(
-        "softmax_lab.py", "lab_text", ticks=(("Weights softmax(s)", "x"),),
-        labels=lambda tokens: token_labels(score_labels(tokens, N_SCORES)), blank_hides_charts=False,
+        "softmax_lab.py",
+        "lab_text",
+        ticks=(("Weights softmax(s)", "x"),),
+        labels=lambda tokens: token_labels(score_labels(tokens, N_SCORES)),
+        blank_hides_charts=False,
     ),
     "multi_head": Box(
-        "multi_head.py", "mh_text", setup=(("mh_heads", 8),),
-        ticks=(("Head 1 weights", "y"), ("Head 1 weights", "x")), count=("Head ", 8),
+        "multi_head.py",
+        "mh_text",
+        setup=(("mh_heads", 8),),
+        ticks=(("Head 1 weights", "y"), ("Head 1 weights", "x")),
+        count=("Head ", 8),
     ),
     "cross_source": Box("cross_attention.py", "cross_source", ticks=(("Cross-attention weights", "x"),)),
     "cross_target": Box("cross_attention.py", "cross_target", ticks=(("Cross-attention weights", "y"),)),
     "masks_cost": Box(
-        "masks_cost.py", "masks_text", setup=(("masks_radius", 8), ("masks_dilation", 4)),
+        "masks_cost.py",
+        "masks_text",
+        setup=(("masks_radius", 8), ("masks_dilation", 4)),
         ticks=tuple((f"{t} weights", "y") for t in MASK_TITLES) + tuple((f"{t} mask", "x") for t in MASK_TITLES),
     ),
     "real_model_a": Box("real_model.py", "rm_a", own_tokenizer=True),
     "real_model_b": Box("real_model.py", "rm_b", own_tokenizer=True, optional=True, blank_hides_charts=False),
-}  # fmt: skip
+}
 BOX_PARAMS = [
     pytest.param(box, id=name, marks=[pytest.mark.model] if box.page == "real_model.py" else [])
     for name, box in BOXES.items()
@@ -194,8 +202,17 @@ def _check_figure(spec: str, where: str) -> None:
 
 def _check_text(at: AppTest, where: str) -> None:
     """The page's own text: no raw HTML, no live link, no LaTeX command made from user text."""
-    for el in [*at.markdown, *at.caption, *at.info, *at.warning, *at.error, *at.success, *at.title, *at.header,
-               *at.subheader]:  # fmt: skip
+    for el in [
+        *at.markdown,
+        *at.caption,
+        *at.info,
+        *at.warning,
+        *at.error,
+        *at.success,
+        *at.title,
+        *at.header,
+        *at.subheader,
+    ]:
         body = str(el.value)
         assert not RAW_MARKUP.search(body.replace("&lt;", "")), f"{where}: raw HTML in {body[:80]!r}"
         assert "javascript:" not in body or not LIVE_LINK.search(body), f"{where}: live link in {body[:80]!r}"

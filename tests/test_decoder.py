@@ -121,8 +121,11 @@ def test_scores_read_the_right_diagonals(decoder):
 def _train(out) -> dict[str, np.ndarray]:
     subprocess.run(
         [sys.executable, "-m", "attn_core.train_decoder", "--steps", "3", "--eval-every", "2", "--out", str(out)],
-        cwd=ROOT, check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     with np.load(out / "weights.npz") as npz:
         return {name: npz[name] for name in npz.files}
 
@@ -164,8 +167,12 @@ def test_missing_or_broken_files_raise_a_clear_error(tmp_path):
 
 def test_encode_maps_unknown_words_to_unk(decoder):
     assert dec.encode(decoder, ["The", "zebra", "CAT", "<unk>", ""]) == [
-        decoder.vocab.index("the"), 0, decoder.vocab.index("cat"), 0, 0,
-    ]  # fmt: skip
+        decoder.vocab.index("the"),
+        0,
+        decoder.vocab.index("cat"),
+        0,
+        0,
+    ]
 
 
 def test_bad_ids_name_the_expected_shape(decoder):

@@ -81,7 +81,11 @@ def test_embed_is_stable_across_processes():
     code = "import attn_core as ac; print(repr(ac.embed(['cat','mat'], 4, seed=3).round(12).tolist()))"
     outs = {
         subprocess.run(
-            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
             env={"PYTHONHASHSEED": seed, "PATH": ""},
         ).stdout
         for seed in ("1", "2")
@@ -130,8 +134,11 @@ def test_softmax_fully_masked_row_is_zero_not_nan():
 
 
 @settings(max_examples=200, deadline=None)
-@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=8),
-                  elements=st.floats(-1e6, 1e6, allow_nan=False)))
+@given(
+    hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=8), elements=st.floats(-1e6, 1e6, allow_nan=False)
+    )
+)
 def test_softmax_properties(x):
     p = ac.softmax(x)
     assert p.shape == x.shape
@@ -143,8 +150,7 @@ def test_softmax_properties(x):
 
 
 @settings(max_examples=100, deadline=None)
-@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)),
-                  elements=st.floats(-50, 50)), st.data())
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)), elements=st.floats(-50, 50)), st.data())
 def test_softmax_with_masks_matches_torch_safe_softmax(x, data):
     mask = data.draw(hnp.arrays(bool, x.shape))
     p = ac.softmax(np.where(mask, x, -np.inf))
@@ -287,9 +293,16 @@ def _sdpa(x, x_kv, w, *, mask=None, scale=True, multiplier=1.0):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    T_q=st.integers(1, 12), T_k=st.integers(1, 12), d_model=st.integers(1, 24), d_k=st.integers(1, 16),
-    d_v=st.integers(1, 16), seed=st.integers(0, 10_000), cross=st.booleans(), scale=st.booleans(),
-    mask_kind=st.sampled_from(["none", "causal", "bool"]), multiplier=st.sampled_from([1.0, 0.5, 100.0]),
+    T_q=st.integers(1, 12),
+    T_k=st.integers(1, 12),
+    d_model=st.integers(1, 24),
+    d_k=st.integers(1, 16),
+    d_v=st.integers(1, 16),
+    seed=st.integers(0, 10_000),
+    cross=st.booleans(),
+    scale=st.booleans(),
+    mask_kind=st.sampled_from(["none", "causal", "bool"]),
+    multiplier=st.sampled_from([1.0, 0.5, 100.0]),
 )
 def test_parity_with_torch_sdpa(T_q, T_k, d_model, d_k, d_v, seed, cross, scale, mask_kind, multiplier):
     rng = np.random.default_rng(seed)
@@ -305,7 +318,13 @@ def test_parity_with_torch_sdpa(T_q, T_k, d_model, d_k, d_v, seed, cross, scale,
     else:
         mask = None
     s = ac.attention_steps(
-        x, w.w_q, w.w_k, w.w_v, x_kv=None if not cross else x_kv, scale=scale, multiplier=multiplier,
+        x,
+        w.w_q,
+        w.w_k,
+        w.w_v,
+        x_kv=None if not cross else x_kv,
+        scale=scale,
+        multiplier=multiplier,
         mask="causal" if mask_kind == "causal" else mask,
     )
     ref = _sdpa(x, x_kv, w, mask=mask, scale=scale, multiplier=multiplier)

@@ -25,11 +25,18 @@ def test_multi_head_lesson_equals_torch_multihead_attention(d_model, n_heads, d_
     heads, w_o = ac.init_multi_head(d_model, n_heads, d_k, seed=3)
     mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True, dtype=torch.float64)
     with torch.no_grad():  # torch keeps (out, in) weights: the heads' columns stacked, transposed
-        mha.in_proj_weight.copy_(_t(np.concatenate([
-            np.concatenate([h.w_q for h in heads], axis=1),
-            np.concatenate([h.w_k for h in heads], axis=1),
-            np.concatenate([h.w_v for h in heads], axis=1),
-        ], axis=1).T))  # fmt: skip
+        mha.in_proj_weight.copy_(
+            _t(
+                np.concatenate(
+                    [
+                        np.concatenate([h.w_q for h in heads], axis=1),
+                        np.concatenate([h.w_k for h in heads], axis=1),
+                        np.concatenate([h.w_v for h in heads], axis=1),
+                    ],
+                    axis=1,
+                ).T
+            )
+        )
         mha.out_proj.weight.copy_(_t(w_o.T))
     T = len(SENTENCE)
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), 1) if causal else None  # True = may NOT attend
@@ -72,8 +79,10 @@ def test_mask_study_runs_equal_sdpa_with_each_mask():
         expected = F.scaled_dot_product_attention(q, k, v, attn_mask=_t(mask)).numpy()
         np.testing.assert_allclose(study.steps(kind).output, expected, atol=1e-12, err_msg=kind)
         assert study.kept[kind] == int(mask.sum())
-        np.testing.assert_array_equal(study.counts[kind][study.T_values == 8], [int(ex.make_mask(kind, 8, radius=1,
-                                      dilation=3).sum()) if kind != "global" else 64])  # fmt: skip
+        np.testing.assert_array_equal(
+            study.counts[kind][study.T_values == 8],
+            [int(ex.make_mask(kind, 8, radius=1, dilation=3).sum()) if kind != "global" else 64],
+        )
     np.testing.assert_array_equal(study.memory, 4 * study.T_values.astype(np.int64) ** 2)
 
 
@@ -112,8 +121,10 @@ def test_softmax_lab_parts_and_jacobian():
         expected = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, 0), _t(scores)).numpy()
         np.testing.assert_allclose(jac, expected, atol=1e-15)
     # No entry of J exceeds the largest p_i (1 - p_i), so when one weight nears 1 all of J collapses.
-    for p, jac in ((lab.saturation.weights, lab.saturation.jacobian),
-                   (lab.saturation.scaled_weights, lab.saturation.scaled_jacobian)):  # fmt: skip
+    for p, jac in (
+        (lab.saturation.weights, lab.saturation.jacobian),
+        (lab.saturation.scaled_weights, lab.saturation.scaled_jacobian),
+    ):
         assert np.abs(jac).max() == pytest.approx((p * (1 - p)).max())
     lab = lessons.softmax_lab(seed=0, multiplier=100.0)  # the page's default: saturated at x100
     w = lab.saturation.winner

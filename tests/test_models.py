@@ -193,8 +193,11 @@ def test_load_model_passes_the_picked_device(monkeypatch):
     models.load_model(device="cpu")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     models.load_model("bert-base-uncased")
-    assert seen == [(models.DEFAULT_MODEL, "cuda", False), (models.DEFAULT_MODEL, "cpu", False),
-                    ("bert-base-uncased", "cpu", True)]  # fmt: skip
+    assert seen == [
+        (models.DEFAULT_MODEL, "cuda", False),
+        (models.DEFAULT_MODEL, "cpu", False),
+        ("bert-base-uncased", "cpu", True),
+    ]
 
 
 @pytest.mark.model
@@ -218,8 +221,9 @@ def test_cuda_out_of_memory_falls_back_to_the_cpu_once(loaded, monkeypatch, capl
         return real_forward(model, enc, device)
 
     monkeypatch.setattr(models, "_forward", flaky_forward)
-    fake = models.LoadedModel(model=loaded.model, tokenizer=loaded.tokenizer, device="cuda",
-                              name=loaded.name, source=loaded.source)  # fmt: skip
+    fake = models.LoadedModel(
+        model=loaded.model, tokenizer=loaded.tokenizer, device="cuda", name=loaded.name, source=loaded.source
+    )
     with caplog.at_level("ERROR", logger="attn_core.models"):
         att = models.extract_attentions(fake, *PAIR)
     assert calls == ["cuda", "cpu"]
@@ -325,8 +329,11 @@ def test_tiny_random_models_of_both_layouts_are_reproduced(loaded, tmp_path, arc
 
     torch.manual_seed(0)
     if arch == "bert":
-        model = BertModel(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
-                                     num_attention_heads=4, intermediate_size=64))  # fmt: skip
+        model = BertModel(
+            BertConfig(
+                vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64
+            )
+        )
     else:
         model = DistilBertModel(DistilBertConfig(vocab_size=30522, dim=32, n_layers=2, n_heads=4, hidden_dim=64))
     model.save_pretrained(tmp_path)
@@ -346,7 +353,6 @@ def test_tiny_random_models_of_both_layouts_are_reproduced(loaded, tmp_path, arc
 
 def _random_attentions(L: int, H: int, T: int, seed: int = 0) -> np.ndarray:
     return ac.softmax(np.random.default_rng(seed).normal(size=(L, H, T, T)) * 2)
-
 
 
 def _lines(fig_dict: dict) -> tuple[set, list]:
@@ -392,8 +398,12 @@ def test_head_view_lines_are_the_weights_above_threshold():
     b = 4  # sentence B starts at position 4
     in_b = lambda p: p >= b  # noqa: E731
     in_a = lambda p: p < b  # noqa: E731
-    for region, (kq, kk) in {"A→A": (in_a, in_a), "B→B": (in_b, in_b), "A→B": (in_a, in_b),
-                             "B→A": (in_b, in_a)}.items():  # fmt: skip
+    for region, (kq, kk) in {
+        "A→A": (in_a, in_a),
+        "B→B": (in_b, in_b),
+        "A→B": (in_a, in_b),
+        "B→A": (in_b, in_a),
+    }.items():
         fig = json.loads(mf.head_view(a, tokens, threshold=0.05, region=region, sentence_b_start=b).to_json())
         assert _lines(fig)[0] == _expected(a, 0.05, keep_q=kq, keep_k=kk) != set()
     fig = json.loads(mf.head_view(a, tokens, threshold=0.0, heads=[2, 5], query=3).to_json())

@@ -77,4 +77,3 @@ def test_presets_fill_both_boxes():
 def test_sizes_and_seed(d_model, d_k, seed):
     at = drive(PAGE, cross_d_model=d_model, cross_d_k=d_k, cross_seed=seed)
     _check(at, TARGET, SOURCE, d_model=d_model, d_k=d_k, seed=seed)
-

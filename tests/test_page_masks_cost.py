@@ -80,4 +80,3 @@ def test_additive_and_bilinear(seed):
     assert diff < 1e-10
     shown = next(m.value for m in at.metric if m.label.startswith("Max |bilinear"))
     assert shown == f"{diff:.2e}"
-

@@ -57,9 +57,7 @@ def test_number_of_heads(n_heads):
     _check(at, DEFAULT, d_model=16, n_heads=n_heads, d_k=4, seed=0, causal=False)
 
 
-@pytest.mark.parametrize(
-    ("d_model", "d_k", "seed", "causal"), [(4, 1, 0, False), (64, 32, 9, True), (8, 16, 3, True)]
-)
+@pytest.mark.parametrize(("d_model", "d_k", "seed", "causal"), [(4, 1, 0, False), (64, 32, 9, True), (8, 16, 3, True)])
 def test_sizes_seed_and_causal(d_model, d_k, seed, causal):
     text = "The animal didn't cross the street because it was too tired."
     at = drive(PAGE, mh_text=text, mh_d_model=d_model, mh_d_k=d_k, mh_seed=seed, mh_causal=causal)
@@ -67,4 +65,3 @@ def test_sizes_seed_and_causal(d_model, d_k, seed, causal):
     if causal:
         for fig in _head_figures(at):
             assert np.all(np.triu(z_matrix(fig["data"][0]), k=1) == 0)
-

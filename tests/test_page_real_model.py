@@ -17,6 +17,8 @@ pytestmark = pytest.mark.model
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "lessons" / "real_model.py")
 PAIR_PRESET = "time flies like an arrow / fruit flies like a banana"
+TIRED = "The animal didn't cross the street because it was too tired."
+CONGESTED = "The animal didn't cross the street because it was congested."
 TIMEOUT = 120
 
 
@@ -66,8 +68,13 @@ def test_sentence_pair_head_view_filters(loaded):
     a, b = att.attentions[2], att.sentence_b_start
     assert b == 7
     in_b = np.arange(att.T) >= b
-    wanted = {"All": (None, None), "A→A": (False, False), "B→B": (True, True),
-              "A→B": (False, True), "B→A": (True, False)}  # fmt: skip
+    wanted = {
+        "All": (None, None),
+        "A→A": (False, False),
+        "B→B": (True, True),
+        "A→B": (False, True),
+        "B→A": (True, False),
+    }
     for region, (q_b, k_b) in wanted.items():
         at.radio(key="rm_region").set_value(region)
         _run(at)
@@ -211,3 +218,32 @@ def test_missing_model_files_leave_a_clear_message(monkeypatch, tmp_path):
     home = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()  # the app opens on Home
     assert not home.exception and home.title
 
+
+def test_the_it_head_suggestion_states_the_models_own_numbers(loaded):
+    """The caption about layer 3, head 1 is computed; here it is checked against the model run
+    on each animal sentence alone, by hand."""
+    at = _run(_page())
+    numbers = {}
+    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
+        att = models.extract_attentions(loaded, text)
+        row = att.attentions[3, 1, att.tokens.index("it")]
+        numbers[label] = (row[att.tokens.index("animal")], row[att.tokens.index("street")], att.tokens[row.argmax()])
+    caption = next(c.value for c in at.caption if "layer 3, head 1" in c.value)
+    (ta, ts, _), (ca, cs, ctop) = numbers["tired"], numbers["congested"]
+    assert f"puts {ta:.2f} of its weight on “animal” ({ts:.2f} on “street”)" in caption
+    assert f"{ca:.2f} on “animal” and {cs:.2f} on “street”" in caption
+    assert ta > ca + 0.2, "the suggested head should visibly change between the two sentences"
+    assert ctop == "animal" and "still gets the most weight" in caption
+
+
+def test_the_sink_sentence_counts_the_models_heads(loaded):
+    at = _page()
+    at.query_params["view"] = "model"
+    _run(at)
+    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
+    on_cls = att.attentions[..., 0].astype(np.float64).mean(axis=-1)  # (L, H) averaged over the queries
+    on_sep = att.attentions[..., -1].astype(np.float64).mean(axis=-1)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"{int((on_cls > 0.5).sum())} of the 72 heads put more than half" in text
+    assert f"on [CLS], and {int((on_sep > 0.5).sum())} on the final [SEP]" in text
+    assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"

@@ -89,4 +89,3 @@ def test_softmax_competes_sigmoid_does_not(index, delta):
 def test_extreme_controls_stay_finite():
     at = drive(PAGE, lab_m=100.0, lab_delta=20.0, lab_T=64)
     assert_finite_figures(at)
-

@@ -48,9 +48,14 @@ def engine(**overrides):
     x = ac.embed(tokens, p["d_model"], seed=p["seed"], positional=p["pos"])
     w = ac.init_weights(p["d_model"], p["d_k"], seed=p["seed"])
     steps = ac.attention_steps(
-        x, w.w_q, w.w_k, w.w_v, scale=p["scale"], multiplier=100.0 if p["x100"] else 1.0,
+        x,
+        w.w_q,
+        w.w_k,
+        w.w_v,
+        scale=p["scale"],
+        multiplier=100.0 if p["x100"] else 1.0,
         mask="causal" if p["causal"] else None,
-    )  # fmt: skip
+    )
     return tokens, w, steps
 
 
@@ -80,11 +85,19 @@ def assert_matches_engine(at: AppTest, **overrides) -> dict[str, np.ndarray]:
     tokens, w, steps = engine(**overrides)
     got = page_matrices(at)
     expected = {
-        "x": steps.x, "W_q": w.w_q, "W_k": w.w_k, "W_v": w.w_v, "Q": steps.q, "K": steps.k, "V": steps.v,
-        "scores": steps.scores, "scaled": steps.scaled,
+        "x": steps.x,
+        "W_q": w.w_q,
+        "W_k": w.w_k,
+        "W_v": w.w_v,
+        "Q": steps.q,
+        "K": steps.k,
+        "V": steps.v,
+        "scores": steps.scores,
+        "scaled": steps.scaled,
         "masked": np.where(np.isfinite(steps.masked), steps.masked, np.nan),  # -inf travels as null
-        "weights": steps.weights, "output": steps.output,
-    }  # fmt: skip
+        "weights": steps.weights,
+        "output": steps.output,
+    }
     for name, want in expected.items():
         np.testing.assert_allclose(got[name], want, rtol=1e-12, atol=1e-12, err_msg=name)
     np.testing.assert_allclose(got["weights"].sum(axis=1), 1.0, rtol=1e-12)
@@ -381,3 +394,35 @@ def test_query_params_are_validated_and_clamped(query, expected):
         assert at.toggle(key=f"sbs_{name}").value == want[name], name
     assert at.text_input(key="sbs_text").value == want["text"]
     assert_matches_engine(at, **expected)
+
+
+def test_repeated_words_and_case_claims_match_the_numbers():
+    """With positions off, an exact repeat has identical rows of X and the page says so; "The"
+    and "the" are different words with different rows, and the page says that too."""
+    at = run_page(text="the cat sat on the mat", pos="0")
+    _, _, steps = engine(text="the cat sat on the mat", pos=False)
+    np.testing.assert_array_equal(steps.x[0], steps.x[4])
+    text = " ".join(m.value for m in at.markdown)
+    assert "positions 0 and 4, and with positions off its rows of X are identical" in text
+    at = run_page(text="The cat sat on the mat.", pos="0")
+    _, _, steps = engine(text="The cat sat on the mat.", pos=False)
+    assert not np.array_equal(steps.x[0], steps.x[4])  # "The" and "the"
+    assert "“The” and “the” are different words" in " ".join(m.value for m in at.markdown)
+
+
+def test_the_spread_claims_are_the_pages_own_numbers():
+    """Step 6 says: about 1 for unit-variance inputs, and here Var(X) is about 1 + 0.5 with
+    positions on, so std(S~) is a little wider. Check each part against the engine."""
+    at = run_page()
+    _, _, steps = engine()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"have variance {np.var(steps.x):.2f}" in text and f"std(S̃) = {np.std(steps.scaled):.2f}" in text
+    pe = ac.positional_encoding(64, 16)
+    assert abs(float(np.mean(pe**2)) - 0.5) < 0.01  # "the positions add about 0.5"
+    spreads = []
+    for seed in range(40):  # unit-variance inputs: the scaled scores spread about 1
+        x = np.random.default_rng(seed).standard_normal((16, 16))
+        w = ac.init_weights(16, 4, seed=seed)
+        spreads.append(np.std(ac.attention_steps(x, w.w_q, w.w_k, w.w_v).scaled))
+    assert abs(np.mean(spreads) - 1.0) < 0.15
+    assert np.std(steps.scaled) > np.mean(spreads)  # wider with positions, as the page says

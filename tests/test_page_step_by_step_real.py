@@ -51,9 +51,12 @@ def model_head(reference, text: str, layer: int, head: int) -> dict[str, np.ndar
 
     return {
         "tokens": tok.convert_ids_to_tokens(enc["input_ids"][0]),
-        "x": x.numpy(), "q": project(att.query), "k": project(att.key), "v": project(att.value),
+        "x": x.numpy(),
+        "q": project(att.query),
+        "k": project(att.key),
+        "v": project(att.value),
         "weights": out.attentions[layer][0, head].double().numpy(),
-    }  # fmt: skip
+    }
 
 
 def tokens_shown(at: AppTest) -> list[str]:
@@ -104,10 +107,12 @@ def test_the_suggested_head_shows_it_choosing_between_animal_and_street():
         at = run_page(weights="real", layer="3", head="1", text=text)
         tokens, weights = tokens_shown(at), trace_z(at, "Step 8: attention weights")
         row = weights[tokens.index("it")]
-        rows[name] = (row[tokens.index("animal")], row[tokens.index("street")])
-        assert any("layer 3, head 1" in c.value for c in at.sidebar.caption)
-    assert rows["tired"][0] > rows["tired"][1] and rows["tired"][0] > 1.5 * rows["congested"][0]
+        rows[name] = (row[tokens.index("animal")], row[tokens.index("street")], tokens[int(row.argmax())])
+        caption = next(c.value for c in at.sidebar.caption if "layer 3, head 1" in c.value)
+    assert rows["tired"][0] > rows["tired"][1] and rows["tired"][0] > 1.5 * rows["congested"][0]  # "much less so"
     assert rows["congested"][1] > rows["tired"][1]
+    assert rows["tired"][2] == "animal" and "mostly at “animal”" in caption
+    assert rows["congested"][2] == "animal" and "“animal” still gets the most weight" in caption
 
 
 def test_a_real_head_caps_long_text_at_the_page_limit():

@@ -48,3 +48,27 @@ def test_the_turn_is_given_back_when_the_run_fails():
         raise RuntimeError("the page raised")
     with one_at_a_time(wait_s=0.1) as got:
         assert got
+
+
+def test_runs_take_turns_in_order_and_wait_while_the_line_moves():
+    """Five runs of 0.15 s each: they run in the order they arrived, and the last one waits
+    about 0.6 s, longer than its 0.25 s limit, because the turn kept changing hands."""
+    order, waited = [], {}
+
+    def run(n: int) -> None:
+        t0 = time.perf_counter()
+        with one_at_a_time(wait_s=0.25) as got:
+            waited[n] = (got, time.perf_counter() - t0)
+            order.append(n)
+            time.sleep(0.15)
+
+    threads = []
+    for n in range(5):
+        threads.append(threading.Thread(target=run, args=(n,)))
+        threads[-1].start()
+        time.sleep(0.02)  # arrive in this order
+    for thread in threads:
+        thread.join()
+    assert order == list(range(5))
+    assert all(got for got, _ in waited.values())
+    assert waited[4][1] > 0.4

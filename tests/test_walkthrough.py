@@ -48,9 +48,17 @@ def test_cell_indices_are_clamped():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.5, "0.50"), (-0.13, "-0.13"), (0.0, "0.00"), (-0.004, r"-4.00\times10^{-3}"), (123456.0, r"1.23\times10^{5}"),
-     (-np.inf, r"-\infty"), (np.nan, r"\text{n/a}"), (-0.005000001, "-0.01")],
-)  # fmt: skip
+    [
+        (0.5, "0.50"),
+        (-0.13, "-0.13"),
+        (0.0, "0.00"),
+        (-0.004, r"-4.00\times10^{-3}"),
+        (123456.0, r"1.23\times10^{5}"),
+        (-np.inf, r"-\infty"),
+        (np.nan, r"\text{n/a}"),
+        (-0.005000001, "-0.01"),
+    ],
+)
 def test_latex_num(value, text):
     assert wt.latex_num(value) == text
 

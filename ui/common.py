@@ -46,8 +46,12 @@ def sentence_input(
             st.session_state[key] = st.session_state[preset_key]
 
     st.selectbox(
-        f"Examples for “{label}”" if label != "Sentence" else "Example sentences", presets, index=None,
-        placeholder="Pick an example…", key=preset_key, on_change=_use_preset,
+        f"Examples for “{label}”" if label != "Sentence" else "Example sentences",
+        presets,
+        index=None,
+        placeholder="Pick an example…",
+        key=preset_key,
+        on_change=_use_preset,
     )
     return st.text_input(label, key=key, max_chars=MAX_CHARS) or ""
 

@@ -35,7 +35,8 @@ def on() -> bool:
 def toggle() -> None:
     """The sidebar switch; it keeps ``present=1`` in the address bar while it is on."""
     st.sidebar.toggle(
-        "Presenter mode", key=KEY,
+        "Presenter mode",
+        key=KEY,
         help="Large text and charts for a projector, one step at a time. Links keep it: ?present=1",
     )
     wanted = PARAM.encode(on())
@@ -82,10 +83,18 @@ class Deck:
             return
         n, k = len(self.titles), self.current
         back, line, nxt = st.columns([1, 6, 1], vertical_alignment="center")
-        back.button("← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0,
-                    width="stretch")
-        nxt.button("Next →", key=f"{self.step_key}_next", on_click=self._move, args=(1,), disabled=k == n - 1,
-                   width="stretch", type="primary")
+        back.button(
+            "← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0, width="stretch"
+        )
+        nxt.button(
+            "Next →",
+            key=f"{self.step_key}_next",
+            on_click=self._move,
+            args=(1,),
+            disabled=k == n - 1,
+            width="stretch",
+            type="primary",
+        )
         line.markdown(self.progress(k))
 
     def progress(self, k: int) -> str:

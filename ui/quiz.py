@@ -80,14 +80,15 @@ def ask(q: Question) -> bool:
     st.session_state.setdefault(est_key, 0.5)
     shown = revealed(q)
     cols = st.columns([3, 2, 1], vertical_alignment="bottom")
-    picked = cols[0].selectbox("Your pick", range(len(q.options)), format_func=lambda n: q.options[n], key=pick_key,
-                               disabled=shown)
+    picked = cols[0].selectbox(
+        "Your pick", range(len(q.options)), format_func=lambda n: q.options[n], key=pick_key, disabled=shown
+    )
     estimate = None
     if q.value is not None:
-        estimate = cols[1].slider(f"Your estimate of {q.value_label}", 0.0, 1.0, step=0.05, key=est_key,
-                                  disabled=shown)
-    cols[2].button("Reveal", key=f"{q.key}_reveal", on_click=_reveal, args=(q,), disabled=shown, type="primary",
-                   width="stretch")
+        estimate = cols[1].slider(f"Your estimate of {q.value_label}", 0.0, 1.0, step=0.05, key=est_key, disabled=shown)
+    cols[2].button(
+        "Reveal", key=f"{q.key}_reveal", on_click=_reveal, args=(q,), disabled=shown, type="primary", width="stretch"
+    )
     if shown:
         outcome = judge(q, picked, estimate)
         answer = f"The answer: {md_escape(q.options[q.answer])}"

@@ -5,28 +5,78 @@ time. When a class changes a setting at the same moment, 30 runs share that one 
 slices and all finish together, after about 30 runs' worth of time (plus the cost of
 switching between them). Taking turns, the first finishes after one run and the last after
 about 30. Measured with 30 protocol clients on the step page (tests/perf/perf_protocol.py):
-p95 from about 1.8 s to about 0.9 s. A run waits at most WAIT_S for its turn, so one slow
-run (the model's first load, a long text on the real-model page) holds the others up for
-no longer than that; after it they run side by side as before.
+p95 from about 1.8 s to about 0.9 s.
+
+Runs queue in the order they arrive, and each hands the turn to the next in line. A run
+waits as long as the line moves: it stops waiting only when the turn has not changed hands
+for WAIT_S seconds while it waited, that is when one slow run (the model's first load, a
+long text on the real-model page) holds it, and then runs beside that run, as every run
+did before turns. A limit on the whole wait would not do: with half a CPU (Streamlit
+Community Cloud's smallest machine) 30 runs in line take longer than 2 s, the runs at the
+back all stopped waiting at once, and the class was back to finishing together at the end
+(tests/perf/perf_cloud.py: p95 6.1 s with that limit, 4.9 s in line, on a busy machine).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 
 WAIT_S = 2.0
-_TURN = threading.Lock()  # one per server process: this module is imported once
+
+
+class _Turns:
+    """One turn, handed from run to run in arrival order."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._line: collections.deque[threading.Event] = collections.deque()
+        self._busy = False
+        self._moved = time.monotonic()  # when the turn last changed hands
+
+    def take(self, wait_s: float) -> bool:
+        """Wait in line; False once the turn has stood still for ``wait_s`` seconds."""
+        with self._guard:
+            if not self._busy:
+                self._busy, self._moved = True, time.monotonic()
+                return True
+            mine = threading.Event()
+            self._line.append(mine)
+        arrived = time.monotonic()
+        while True:
+            with self._guard:
+                if mine.is_set():
+                    return True
+                left = max(arrived, self._moved) + wait_s - time.monotonic()
+                if left <= 0:
+                    self._line.remove(mine)
+                    return False
+            if mine.wait(left):
+                return True
+
+    def give(self) -> None:
+        """Hand the turn to the next run in line, or free it."""
+        with self._guard:
+            self._moved = time.monotonic()
+            if self._line:
+                self._line.popleft().set()  # still busy: the turn passes straight on
+            else:
+                self._busy = False
+
+
+_TURNS = _Turns()  # one per server process: this module is imported once
 
 
 @contextlib.contextmanager
 def one_at_a_time(wait_s: float = WAIT_S) -> Iterator[bool]:
-    """Hold the turn while the block runs; yields whether the turn was had (False after
-    waiting ``wait_s`` seconds for it)."""
-    got = _TURN.acquire(timeout=wait_s)
+    """Hold the turn while the block runs; yields whether the turn was had (False when it
+    did not change hands for ``wait_s`` seconds while this run waited)."""
+    got = _TURNS.take(wait_s)
     try:
         yield got
     finally:
         if got:
-            _TURN.release()
+            _TURNS.give()

@@ -54,12 +54,20 @@ class StreamlitServer:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.log_path = ARTIFACTS / f"streamlit-{self.theme}.log"
         cmd = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true",
-            "--server.port", str(self.port),
-            "--server.address", "127.0.0.1",
-            "--browser.gatherUsageStats", "false",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
         if self.theme == "dark":
             cmd += ["--theme.base", "dark"]
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")

@@ -47,14 +47,24 @@ LINKS = [
     ("?text=a+red+fox+jumps", {"Try a sentence": "a red fox jumps"}, None),
     (
         "step-by-step?text=the+bear+ate&d_k=8&causal=1&seed=5&scale=0",
-        {"Sentence": "the bear ate", "d_k (size of queries and keys)": "8", "Causal mask (no looking ahead)": True,
-         "Seed (random weights)": "5", "Divide the scores by √d_k": False, "Add positional encoding": True},
+        {
+            "Sentence": "the bear ate",
+            "d_k (size of queries and keys)": "8",
+            "Causal mask (no looking ahead)": True,
+            "Seed (random weights)": "5",
+            "Divide the scores by √d_k": False,
+            "Add positional encoding": True,
+        },
         ("d_model (size of each token vector)", "d_model"),
     ),
     (
         "softmax-lab?m=50&T=12&raise=3&delta=-2.5&dk_seed=2",
-        {"Multiplier m": "50.0", "Keys per row T (entropy experiment)": "12", "Raise it by": "-2.50",
-         "Seed for q and k": "2"},
+        {
+            "Multiplier m": "50.0",
+            "Keys per row T (entropy experiment)": "12",
+            "Raise it by": "-2.50",
+            "Seed for q and k": "2",
+        },
         ("Keys per row T (entropy experiment)", "T"),
     ),
     (
@@ -64,8 +74,12 @@ LINKS = [
     ),
     (
         "cross-attention?source=I+like+tea&target=J%27aime+le+th%C3%A9&swap=1&d_k=8",
-        {"Source sentence (encoder side)": "I like tea", "Target sentence (decoder side)": "J'aime le thé",
-         "Swap: queries from the source": True, "d_k = d_v": "8"},
+        {
+            "Source sentence (encoder side)": "I like tea",
+            "Target sentence (decoder side)": "J'aime le thé",
+            "Swap: queries from the source": True,
+            "d_k = d_v": "8",
+        },
         ("d_k = d_v", "d_k"),
     ),
     (
@@ -76,11 +90,17 @@ LINKS = [
     (
         "real-model?a=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&b=&view=neuron&layer=3"
         "&head=1&query=10",
-        {"Sentence A": "The animal didn't cross the street because it was too tired.", "Sentence B (optional)": "",
-         "View": "Neuron view", "Layer": "layer 3", "Head": "head 1", "Query token": "10: it"},
+        {
+            "Sentence A": "The animal didn't cross the street because it was too tired.",
+            "Sentence B (optional)": "",
+            "View": "Neuron view",
+            "Layer": "layer 3",
+            "Head": "head 1",
+            "Query token": "10: it",
+        },
         None,
     ),
-]  # fmt: skip
+]
 
 
 @pytest.fixture

@@ -20,9 +20,12 @@ PAGES = [
     ("Step by step", "step-by-step", "step-by-step"),
     ("Softmax and scaling lab", "softmax-lab", "softmax-lab"),
     ("Multi-head", "multi-head", "multi-head"),
-    ("Cross-attention", "cross-attention", "cross-attention"),
     ("Masks and cost", "masks-and-cost", "masks-and-cost"),
+    ("Cross-attention", "cross-attention", "cross-attention"),
+    ("Attention in a transformer", "attention-in-a-transformer", "attention-in-a-transformer"),
     ("Real model", "real-model", "real-model"),
+    ("Decoder (causal)", "decoder", "decoder"),
+    ("The articles, checked", "articles-checked", "articles-checked"),
 ]
 
 # Counts finished script runs, so a wait can ask for "a run that ended after this moment"

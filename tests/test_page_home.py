@@ -1,0 +1,69 @@
+"""Home: a live example at the top (the heatmap is the engine's head on the typed sentence),
+the pages in teaching order, and no torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from tests.browser.waits import PAGES
+from tests.conftest import ROOT
+from tests.figdata import figures, z_matrix
+
+APP = str(ROOT / "app.py")
+
+
+def _home() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()  # the app opens on Home
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _reference(text: str) -> np.ndarray:
+    """One seeded head (d_model 16, d_k 4, seed 0, positions on) computed from the engine's parts."""
+    tokens = ac.tokenize(text, max_tokens=16)
+    x = ac.embed(tokens, 16, seed=0)
+    w = ac.init_weights(16, 4, seed=0)
+    return ac.attention_steps(x, w.w_q, w.w_k, w.w_v).weights
+
+
+def test_the_live_example_follows_the_sentence():
+    at = _home()
+    (fig,) = figures(at)
+    np.testing.assert_allclose(z_matrix(fig["data"][0]), _reference(at.text_input(key="home_text").value))
+    at.text_input(key="home_text").set_value("a red fox jumps over a red dog").run()
+    (fig,) = figures(at)
+    np.testing.assert_allclose(z_matrix(fig["data"][0]), _reference("a red fox jumps over a red dog"))
+    assert fig["layout"]["yaxis"]["ticktext"][1] == "red" and fig["layout"]["yaxis"]["ticktext"][6] == "red"
+
+
+def test_a_long_sentence_is_cut_to_16_tokens_with_a_note():
+    at = _home()
+    at.text_input(key="home_text").set_value(" ".join(f"w{i}" for i in range(30))).run()
+    (fig,) = figures(at)
+    assert z_matrix(fig["data"][0]).shape == (16, 16)
+    assert any("first 16 tokens" in c.value for c in at.caption)
+
+
+def test_start_here_links_every_other_page_in_the_navigations_order():
+    """The path names every page but Home, in the order of the sidebar (the browser suite's
+    PAGES, which test_pages checks against the real navigation), each with its sentence."""
+    at = _home()
+    links = [(el.proto.label, el.proto.page) for el in at.get("page_link")]
+    assert links == [(title, path) for title, path, _ in PAGES if path]
+    numbers = [m.value for m in at.markdown if m.value.startswith("**") and m.value[2:3].isdigit()]
+    assert [n.split("**")[1] for n in numbers] == [f"{k}." for k in range(1, len(links) + 1)]
+
+
+def test_home_never_imports_torch():
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        f"at = AppTest.from_file({APP!r}, default_timeout=60).run(); "
+        "assert not at.exception and at.get('plotly_chart'); "
+        "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
