@@ -15,6 +15,7 @@ from attn_core.figures import bar_chart, dim_labels, heatmap, heatmap_panels
 from attn_core.lab_figures import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
+from ui import present
 from ui.charts import show_figure
 from ui.common import md_escape
 from ui.present import Deck
@@ -105,7 +106,7 @@ state.start()
 deck = Deck(TITLES, step_key=state.key("step"))
 
 st.title("The articles, checked")
-st.markdown(
+present.intro(
     "The introductory articles about self-attention that served as source material for this app are mostly "
     "right, but a few of their worked examples are not. This page redoes those examples with "
     "the app's own engine and shows, for each, what the article wrote and what the arithmetic really gives."

@@ -5,7 +5,7 @@ import streamlit as st
 from attn_core import lessons
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from ui import present
-from ui.charts import show_heatmap
+from ui.charts import show_attention, show_heatmap
 from ui.common import checked_tokens, md_escape, sentence_input, show_tokens
 from ui.state import PageState, Param
 
@@ -51,7 +51,7 @@ def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k:
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Cross-attention")
-st.markdown(
+present.intro(
     "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
     "translation model, the sentence being written (the target, on the decoder side) asks the questions, "
     "and the sentence being translated (the source, on the encoder side) supplies the keys and values. "
@@ -152,16 +152,14 @@ if deck.shows(1):
             value_name="score",
         )
     with right:
-        show_heatmap(
+        show_attention(
             "cross_weights",
             steps.weights,
-            rows=q_tokens,
-            cols=kv_tokens,
+            q_tokens,
+            kv_tokens,
             title="Cross-attention weights",
-            kind="weights",
             row_title=f"query ({q_name})",
             col_title=f"key ({kv_name})",
-            value_name="weight",
         )
     st.caption(
         f"Row 0 is query 0 ({md_escape(q_tokens[0])}); its {T_k} weights add up to 1. These weights are random "

@@ -13,7 +13,7 @@ from attn_core import model_figures as mf
 from attn_core import views
 from attn_core.tables import Table
 from ui import present
-from ui.charts import show_figure, show_heatmap
+from ui.charts import show_attention, show_bars, show_figure, show_lines
 from ui.common import MAX_CHARS, md_escape, show_tokens
 from ui.state import PageState, Param, clamp_index
 
@@ -85,7 +85,7 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Decoder (causal): a model that reads left to right")
-st.markdown(
+present.intro(
     "Everything real on the other pages is an encoder, which looks both ways. This page runs a small "
     "**decoder** we trained ourselves for this app: two layers of four causal heads (each word sees only "
     "itself and the words before it), 100 common English words, and the same sinusoidal positions as "
@@ -185,18 +185,9 @@ if deck.shows(1):
         placeholder="all words",
         **KEEP,
     )
-    show_heatmap(
-        "dec_fig_head",
-        run.attentions[layer, head],
-        rows=labels,
-        cols=labels,
-        kind="weights",
-        row_title="query",
-        col_title="key",
-        title=f"Layer {layer + 1}, head {head}: attention weights",
-        width_px=fg.FULL_WIDTH_PX,
-        focus_row=focus,
-        value_name="weight",
+    title = f"Layer {layer + 1}, head {head}: attention weights"
+    show_attention(
+        "dec_fig_head", run.attentions[layer, head], labels, title=title, width_px=fg.FULL_WIDTH_PX, focus_row=focus
     )
     fig = mf.head_view(
         run.attentions[layer],
@@ -255,25 +246,13 @@ if deck.shows(3):
     st.header("4. The model's next-word guesses")
     positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
     if T > 1:
-        fig = fg.bar_chart(
+        show_bars(
+            "dec_fig_loss",
             positions,
             lesson.loss,
             title="Loss at each position: −ln p(the actual next word)",
             y_title="loss (nats)",
             fmt=".1f",
-        )
-        show_figure(
-            fig,
-            "dec_fig_loss",
-            table=Table(
-                lesson.loss[None, :],
-                ["loss"],
-                positions,
-                name="Loss per position",
-                kind="bars",
-                row_title="",
-                col_title="next word",
-            ),
         )
     if lesson.period is not None and lesson.loss_repeat is not None:
         st.markdown(
@@ -300,51 +279,23 @@ if deck.shows(3):
 if deck.shows(4):
     st.header("5. How it learned")
     formed = training.formed_at(0.5)
-    x = training.steps
-    loss_fig = fg.line_chart(
-        x,
-        {"on the words before the repeat": training.loss_first, "on the repeated words": training.loss_repeat},
-        title="Held-out loss during training",
-        x_title="training step",
-        y_title="loss (nats)",
-    )
-    score_fig = fg.line_chart(
-        x,
-        {"best induction score": training.best_induction, "repeat accuracy": training.repeat_accuracy},
-        title="Induction score and repeat accuracy",
-        x_title="training step",
-        y_title="",
-    )
     c1, c2 = st.columns(2)
     with c1:
-        values = np.column_stack([training.loss_first, training.loss_repeat])
-        show_figure(
-            loss_fig,
+        show_lines(
             "dec_fig_train_loss",
-            table=Table(
-                values,
-                [str(s) for s in x],
-                ["before", "repeated"],
-                name="Held-out loss",
-                kind="lines",
-                row_title="step",
-                col_title="words",
-            ),
+            training.steps,
+            {"on the words before the repeat": training.loss_first, "on the repeated words": training.loss_repeat},
+            title="Held-out loss during training",
+            x_title="training step",
+            y_title="loss (nats)",
         )
     with c2:
-        values = np.column_stack([training.best_induction, training.repeat_accuracy])
-        show_figure(
-            score_fig,
+        show_lines(
             "dec_fig_train_scores",
-            table=Table(
-                values,
-                [str(s) for s in x],
-                ["best induction score", "repeat accuracy"],
-                name="Induction score and repeat accuracy",
-                kind="lines",
-                row_title="step",
-                col_title="measure",
-            ),
+            training.steps,
+            {"best induction score": training.best_induction, "repeat accuracy": training.repeat_accuracy},
+            title="Induction score and repeat accuracy",
+            x_title="training step",
         )
     when = (
         f"The induction head formed around step {formed}: the first evaluation where a head's induction score "

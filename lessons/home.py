@@ -5,7 +5,7 @@ import streamlit as st
 
 import attn_core as ac
 from attn_core import walkthrough as wt
-from ui.charts import show_heatmap
+from ui.charts import show_attention
 from ui.common import MAX_CHARS
 from ui.state import PageState, Param
 
@@ -63,18 +63,8 @@ else:
         st.caption(f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to 64.")
         tokens = tokens[:MAX_TOKENS]
     lesson = _lesson(tokens)
-    show_heatmap(
-        "home_weights",
-        lesson.steps.weights,
-        rows=list(tokens),
-        cols=list(tokens),
-        kind="weights",
-        title="Attention weights of one head (random weights, as before training)",
-        row_title="query",
-        col_title="key",
-        value_name="weight",
-        width_px=800,
-    )
+    title = "Attention weights of one head (random weights, as before training)"
+    show_attention("home_weights", lesson.steps.weights, tokens, title=title, width_px=800)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 st.header("Start here")

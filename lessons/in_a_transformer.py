@@ -17,6 +17,7 @@ from attn_core.context_figures import block_diagram
 from attn_core.figures import bar_chart, heatmap, line_chart
 from attn_core.lab_figures import log_x_lines, mask_heatmap
 from attn_core.tables import Table
+from ui import present
 from ui.charts import show_figure
 from ui.common import MAX_CHARS, checked_tokens, md_escape
 from ui.present import Deck
@@ -93,7 +94,7 @@ state.start()
 deck = Deck(TITLES, step_key=state.key("step"))
 
 st.title("Attention in a transformer")
-st.markdown(
+present.intro(
     "Self-attention is one layer of a bigger machine. This page puts it in its place: what it does that a "
     "plain dense layer cannot, how it is split into heads, how a batch of sentences of different lengths is "
     "handled, what surrounds it in a transformer block, how the encoder and the decoder use it, and why it "

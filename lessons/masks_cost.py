@@ -6,11 +6,11 @@ import streamlit as st
 
 from attn_core import experiments as ex
 from attn_core import lessons
-from attn_core.figures import FULL_WIDTH_PX, dim_labels, line_chart
+from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from attn_core.lab_figures import mask_heatmap
 from attn_core.tables import Table
 from ui import present
-from ui.charts import show_figure, show_heatmap
+from ui.charts import show_attention, show_figure, show_heatmap, show_lines
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
 
@@ -72,29 +72,10 @@ EXPLAIN = {
 }
 
 
-def _lines(
-    key: str,
-    x: np.ndarray,
-    series: dict[str, np.ndarray],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    log_y: bool = False,
-) -> None:
-    """A line chart with its table (one column per line)."""
-    fig = line_chart(x, series, title=title, x_title=x_title, y_title=y_title, log_y=log_y)
-    values = np.column_stack([np.asarray(v, dtype=np.float64) for v in series.values()])
-    table = Table(
-        values, [str(int(v)) for v in x], list(series), name=title, kind="lines", row_title=x_title, col_title=y_title
-    )
-    show_figure(fig, key, table=table)
-
-
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Masks and cost")
-st.markdown(
+present.intro(
     "A mask decides which keys each query is allowed to see. Masked pairs get a score of −∞ before the softmax, "
     "so their weight is exactly 0 and the remaining weights in the row still add up to 1."
 )
@@ -147,17 +128,7 @@ for n, kind in enumerate(ex.MASK_KINDS):
             table=Table(allowed, tokens, tokens, name=f"{title} mask", kind="mask", row_title="query", col_title="key"),
         )
     with right:
-        show_heatmap(
-            f"masks_{kind}_weights",
-            steps.weights,
-            rows=tokens,
-            cols=tokens,
-            title=f"{title} weights",
-            kind="weights",
-            row_title="query",
-            col_title="key",
-            value_name="weight",
-        )
+        show_attention(f"masks_{kind}_weights", steps.weights, tokens, title=f"{title} weights")
 
 # --------------------------------------------------------------------------- 2. cost
 if deck.shows(4):
@@ -174,7 +145,7 @@ if deck.shows(4):
     )
     left, right = st.columns(2)
     with left:
-        _lines(
+        show_lines(
             "masks_cost_counts",
             T_VALUES,
             {MASK_TITLES[kind]: counts[kind] for kind in ex.MASK_KINDS},
@@ -183,7 +154,7 @@ if deck.shows(4):
             y_title="scores",
         )
     with right:
-        _lines(
+        show_lines(
             "masks_cost_memory",
             T_VALUES,
             {"one T × T score matrix": memory},

@@ -6,7 +6,7 @@ from attn_core import lessons
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from attn_core.lab_figures import concat_labels
 from ui import present
-from ui.charts import show_heatmap
+from ui.charts import show_attention, show_heatmap
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
 
@@ -38,7 +38,7 @@ def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed:
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Multi-head attention")
-st.markdown(
+present.intro(
     "One head gives each token one way of looking at the others. Multi-head attention runs several "
     "heads side by side, each with its own W_q, W_k and W_v, so one head can follow the previous word "
     "while another follows the subject. Their outputs are glued together and mixed back to d_model "
@@ -81,17 +81,7 @@ if deck.shows(0):
         columns = st.columns(HEAD_COLUMNS)
         for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
             with columns[h - start]:
-                show_heatmap(
-                    f"mh_head_{h}",
-                    mh.heads[h].weights,
-                    rows=tokens,
-                    cols=tokens,
-                    title=f"Head {h + 1} weights",
-                    kind="weights",
-                    row_title="query",
-                    col_title="key",
-                    value_name="weight",
-                )
+                show_attention(f"mh_head_{h}", mh.heads[h].weights, tokens, title=f"Head {h + 1} weights")
 
 # --------------------------------------------------------------------------- concat, W_O, output
 if deck.shows(1):

@@ -15,8 +15,8 @@ from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import models, tables, views
 from attn_core.tables import Table
-from ui import quiz
-from ui.charts import show_figure, show_heatmap
+from ui import present, quiz
+from ui.charts import show_attention, show_figure
 from ui.common import md_escape, show_tokens
 from ui.model_cache import try_load
 from ui.state import PageState, Param, clamp_index
@@ -67,6 +67,8 @@ STATE = PageState(
     ),
 )
 K = STATE.key
+BIG = mf.attention_heatmap  # stays light for long inputs (no per-cell text above 96 tokens)
+FULL = fg.FULL_WIDTH_PX
 KEEP = {"persist_state": "page"}  # a view's pickers keep their values while another view is shown
 
 
@@ -259,18 +261,8 @@ def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         + _sinks(att)
         + " The table under the chart gives each head's share on [CLS]."
     )
-    show_heatmap(
-        "rm_model_big",
-        att.attentions[layer, head],
-        rows=att.tokens,
-        cols=att.tokens,
-        builder=mf.attention_heatmap,
-        kind="weights",
-        width_px=fg.FULL_WIDTH_PX,
-        title=f"Layer {layer}, head {head}: attention weights",
-        row_title="query",
-        col_title="key",
-    )
+    title = f"Layer {layer}, head {head}: attention weights"
+    show_attention("rm_model_big", att.attentions[layer, head], att.tokens, title=title, builder=BIG, width_px=FULL)
 
 
 def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
@@ -353,31 +345,18 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
         "vector), and the layers are multiplied, so row i says how much each input token contributes to "
         "token i after that layer."
     )
-    c1, c2 = st.columns(2)
-    with c1:
-        show_heatmap(
-            "rm_mean_big",
-            means[layer],
-            rows=att.tokens,
-            cols=att.tokens,
-            builder=mf.attention_heatmap,
-            kind="weights",
-            title=f"Layer {layer}: mean over heads",
-            row_title="query",
-            col_title="key",
-        )
-    with c2:
-        show_heatmap(
-            "rm_rollout_big",
-            rolled[layer],
-            rows=att.tokens,
-            cols=att.tokens,
-            builder=mf.attention_heatmap,
-            kind="weights",
-            title=f"Rollout through layer {layer}",
-            row_title="query",
-            col_title="key",
-        )
+    _weights_side_by_side(
+        att,
+        ("rm_mean_big", means[layer], f"Layer {layer}: mean over heads"),
+        ("rm_rollout_big", rolled[layer], f"Rollout through layer {layer}"),
+    )
+
+
+def _weights_side_by_side(att: models.ModelAttention, *charts: tuple[str, np.ndarray, str]) -> None:
+    """(key, (T, T) weights, title) charts in columns, each with its table."""
+    for column, (key, weights, title) in zip(st.columns(len(charts)), charts, strict=True):
+        with column:
+            show_attention(key, weights, att.tokens, title=title, builder=BIG)
 
 
 def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, pickers: list) -> None:
@@ -397,31 +376,11 @@ def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int
         rf"\quad X \in \mathbb{{R}}^{{{real.x.shape[0]}\times{real.x.shape[1]}}},\ "
         rf"\frac{{1}}{{\sqrt{{{real.weights.d_k}}}}} = {steps.factor:.4f}"
     )
-    c1, c2 = st.columns(2)
-    with c1:
-        show_heatmap(
-            "rm_repro_ours",
-            steps.weights,
-            rows=att.tokens,
-            cols=att.tokens,
-            builder=mf.attention_heatmap,
-            kind="weights",
-            title="attn_core, float64",
-            row_title="query",
-            col_title="key",
-        )
-    with c2:
-        show_heatmap(
-            "rm_repro_model",
-            real.model_weights,
-            rows=att.tokens,
-            cols=att.tokens,
-            builder=mf.attention_heatmap,
-            kind="weights",
-            title="The model's own attention",
-            row_title="query",
-            col_title="key",
-        )
+    _weights_side_by_side(
+        att,
+        ("rm_repro_ours", steps.weights, "attn_core, float64"),
+        ("rm_repro_model", real.model_weights, "The model's own attention"),
+    )
 
 
 def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
@@ -441,13 +400,14 @@ def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
                     value_label="its weight",
                 )
             )
+    quiz.score_line()
 
 
 # --------------------------------------------------------------------------- the page
 
 STATE.start()
 st.title("Real model: the attention heads of BERT")
-st.markdown(
+present.intro(
     "The other pages use small random weights (Step by step can also borrow one real head). Here every "
     "weight comes from a trained model, all-MiniLM-L6-v2 (a small BERT with 6 layers of 12 heads), which "
     "runs on this computer with no network. Type one or two sentences and look at its heads from several angles."

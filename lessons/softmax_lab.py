@@ -8,12 +8,11 @@ import numpy as np
 import streamlit as st
 
 from attn_core import lessons
-from attn_core.figures import bar_chart
 from attn_core.lab_figures import grouped_bars, log_x_lines, score_labels
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
 from ui import present, quiz
-from ui.charts import show_figure
+from ui.charts import show_bars, show_figure, show_lines
 from ui.common import PRESETS, checked_tokens, fmt_vec, md_escape, sentence_input
 from ui.state import PageState, Param
 
@@ -55,16 +54,6 @@ def _j(jacobian: np.ndarray) -> str:
     return latex_num(float(np.abs(jacobian).max()), 3)
 
 
-def _bars(key: str, fig, values: np.ndarray, labels: list[str], name: str) -> None:
-    show_figure(
-        fig,
-        key,
-        table=Table(
-            np.asarray(values)[None, :], ["weight"], labels, name=name, kind="bars", row_title="", col_title="key"
-        ),
-    )
-
-
 def _outcome(sat) -> int:
     """Which of OUTCOMES describes softmax(m s) against softmax(s), from the numbers."""
     top = float(sat.scaled_weights.max())
@@ -75,21 +64,10 @@ def _outcome(sat) -> int:
     return 0
 
 
-def _lines(key: str, fig, x: np.ndarray, series: dict[str, np.ndarray], name: str, x_title: str) -> None:
-    values = np.column_stack([np.asarray(v, dtype=np.float64) for v in series.values()])
-    show_figure(
-        fig,
-        key,
-        table=Table(
-            values, [str(int(v)) for v in x], list(series), name=name, kind="lines", row_title=x_title, col_title="line"
-        ),
-    )
-
-
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Softmax and scaling lab")
-st.markdown(
+present.intro(
     "Attention turns scores into weights with a softmax. This page plays with that one step: "
     "what happens when the scores get large, why the scores are divided by √d_k, and why a "
     "softmax (and not a sigmoid) is used."
@@ -148,6 +126,7 @@ if predict and deck.shows(0):
             value_label="the largest weight after multiplying",
         )
         quiz.ask(question)
+        quiz.score_line()
 if deck.shows(0) and (question is None or quiz.revealed(question)):
     with section_1:
         sat = lab.saturation
@@ -164,8 +143,7 @@ if deck.shows(0) and (question is None or quiz.revealed(question)):
         )
         for column, (name, shown, weights, bits, key) in zip(st.columns(2), saturated, strict=True):
             with column:
-                fig = bar_chart(labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1))
-                _bars(key, fig, weights, labels, f"Weights {name}")
+                show_bars(key, labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1))
                 st.metric(f"Entropy of softmax({shown})", f"{bits:.3f} bits")
         st.latex(
             rf"H(p) = -\sum_i p_i \log_2 p_i:\quad H(\mathrm{{softmax}}(s)) = {sat.entropy:.3f}\ \text{{bits}},\quad "
@@ -203,16 +181,30 @@ if deck.shows(1):
         with left:
             series = {"q·k (unscaled)": study.var_unscaled, "q·k / √d_k (scaled)": study.var_scaled}
             title = "Variance of the scores against d_k"
-            fig = log_x_lines(study.d_k, series, title=title, x_title="d_k", y_title="variance", log_y=True)
-            _lines("lab_dk_variance", fig, study.d_k, series, title, "d_k")
+            show_lines(
+                "lab_dk_variance",
+                study.d_k,
+                series,
+                title=title,
+                x_title="d_k",
+                y_title="variance",
+                builder=log_x_lines,
+                log_y=True,
+            )
         with right:
             series = {"unscaled": study.entropy_unscaled, "scaled by 1/√d_k": study.entropy_scaled}
             title = "Mean row entropy of the weights against d_k"
             reference = (f"maximum log2(T) = {max_h:.2f}", max_h)
-            fig = log_x_lines(
-                study.d_k, series, title=title, x_title="d_k", y_title="entropy (bits)", reference=reference
+            show_lines(
+                "lab_dk_entropy",
+                study.d_k,
+                series,
+                title=title,
+                x_title="d_k",
+                y_title="entropy (bits)",
+                builder=log_x_lines,
+                reference=reference,
             )
-            _lines("lab_dk_entropy", fig, study.d_k, series, title, "d_k")
         st.markdown(
             f"With T = {T} keys a row of weights can hold at most log₂(T) = {max_h:.2f} bits (all keys equal). "
             f"Unscaled, the mean entropy falls from {study.entropy_unscaled[0]:.2f} bits at d_k = 1 to "

@@ -21,8 +21,17 @@ from attn_core import tables
 from attn_core import walkthrough as wt
 from attn_core.tables import Table
 from ui import present, quiz
-from ui.charts import show_figure, show_heatmap, table_name
-from ui.common import MAX_CHARS, MAX_TOKENS, PRESETS, checked_tokens, md_escape, sentence_input, show_tokens
+from ui.charts import show_chart, show_heatmap, table_name
+from ui.common import (
+    MAX_CHARS,
+    MAX_TOKENS,
+    PRESETS,
+    checked_tokens,
+    md_escape,
+    once_per_server,
+    sentence_input,
+    show_tokens,
+)
 from ui.model_cache import try_load
 from ui.state import PageState, Param, clamp_index
 
@@ -80,7 +89,7 @@ K = STATE.key
 # --------------------------------------------------------------------------- the engine
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@once_per_server(st.cache_data(max_entries=256, show_spinner=False))
 def compute(
     tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, positional: bool, scale: bool, x100: bool, causal: bool
 ) -> wt.Lesson:
@@ -92,7 +101,7 @@ def compute(
     return wt.lesson(source, scale=scale, multiplier=MULTIPLIER if x100 else 1.0, causal=causal)
 
 
-@st.cache_data(max_entries=16, show_spinner="Running the model…")
+@once_per_server(st.cache_data(max_entries=16, show_spinner="Running the model…"))
 def model_run(_loaded, name: str, text: str):
     """One forward pass per text: every layer's input and attention, shared by all heads and
     switches, so picking another head or toggling the mask does not run the model again."""
@@ -101,7 +110,7 @@ def model_run(_loaded, name: str, text: str):
     return models.extract_attentions(_loaded, text, max_tokens=MAX_TOKENS)
 
 
-@st.cache_resource(show_spinner=False)
+@once_per_server(st.cache_resource(show_spinner=False))
 def load_decoder():
     """The shipped decoder, once per server; None and the reason when its files are missing."""
     from attn_core import decoder as dc
@@ -112,7 +121,7 @@ def load_decoder():
         return None, str(err)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@once_per_server(st.cache_data(max_entries=64, show_spinner=False))
 def compute_decoder(_decoder, text: str, layer: int, head: int, scale: bool, x100: bool):
     """The lesson with a head of the decoder (decoder.head_lesson): always causal.
 
@@ -123,7 +132,7 @@ def compute_decoder(_decoder, text: str, layer: int, head: int, scale: bool, x10
     return dc.head_lesson(_decoder, text, layer, head, scale=scale, multiplier=MULTIPLIER if x100 else 1.0)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@once_per_server(st.cache_data(max_entries=64, show_spinner=False))
 def compute_real(_loaded, name: str, text: str, layer: int, head: int, scale: bool, x100: bool, causal: bool):
     """The same lesson with a real head (models.real_lesson), on the cached forward pass.
 
@@ -172,7 +181,6 @@ def _matrix(name: str, z, title: str, rows: list[str], cols: list[str], **kwargs
 def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
     """Matrices that share their rows, side by side in one chart; their table puts the panels
     side by side too (columns "W_q 0", "W_q 1", ...)."""
-    fig = fg.heatmap_panels(panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
     values = np.concatenate([z for _, z in panels], axis=1)  # (n_rows, sum of widths)
     cols = [f"{label} {c}" for label, z in panels for c in range(z.shape[1])]
     row_labels = rows if rows is not None else [str(r) for r in range(values.shape[0])]
@@ -185,7 +193,16 @@ def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwarg
         row_title=kwargs.get("row_title", "row"),
         col_title="matrix and column",
     )
-    show_figure(fig, key=f"sbs_fig_{name}", table=table)
+    show_chart(
+        f"sbs_fig_{name}",
+        fg.heatmap_panels,
+        panels,
+        table=table,
+        rows=rows,
+        title=title,
+        width_px=fg.FULL_WIDTH_PX,
+        **kwargs,
+    )
 
 
 def _factor_latex(lesson: wt.Lesson) -> str:
@@ -225,7 +242,7 @@ STATE.start()
 deck = present.Deck(STEPS, step_key=K("step"), noun="Step", counted=9)
 
 st.title("Self-attention, step by step")
-st.markdown(
+present.intro(
     "Type a sentence and follow one attention head through every matrix it computes, from the "
     "token vectors X to the output Z. Change a setting in the sidebar and every number below is "
     "recomputed; the address bar keeps the settings, so you can copy it to share this exact view."
@@ -592,6 +609,7 @@ if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
             value_label="the largest weight in the row",
         )
         hidden = not quiz.ask(question)
+        quiz.score_line()
 
 # Step 8 -------------------------------------------------------------------------------
 if deck.shows(7):
@@ -699,9 +717,15 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
     title = "Worked cell: row i of the attention weights"
-    show_figure(
-        fg.bar_chart(list(tokens), cell.weights, title=title, y_title="weight", y_range=(0.0, 1.15), fmt=".2f"),
-        key="sbs_fig_row",
+    show_chart(
+        "sbs_fig_row",
+        fg.bar_chart,
+        list(tokens),
+        cell.weights,
+        title=title,
+        y_title="weight",
+        y_range=(0.0, 1.15),
+        fmt=".2f",
         table=Table(
             cell.weights[None, :],
             [f"{i}:{tokens[i]}"],

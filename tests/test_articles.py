@@ -19,6 +19,7 @@ from attn_core import articles as ar
 from attn_core import experiments as ex
 from attn_core import lessons
 from tests.figdata import decode, figure_by_title, z_matrix
+from tests.hostile_corpus import HOSTILE
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "lessons" / "articles.py")
@@ -279,7 +280,7 @@ def test_the_url_sets_the_vectors_and_presenter_mode_shows_one_section():
     assert "**2.41 bits**" in _text(at)
 
 
-@pytest.mark.parametrize("text", ["<script>alert(1)</script>", r"$\href{javascript:alert(1)}{x}$", "**1**, 2, 3", ""])
+@pytest.mark.parametrize("text", [*HOSTILE.values(), "**1**, 2, 3"], ids=[*HOSTILE, "markdown_numbers"])
 def test_page_with_hostile_vector_text(text):
     at = _run(_page())
     at.text_input(key="art_k_mat").set_value(text)

@@ -80,11 +80,15 @@ BOXES = {
         setup=(("masks_radius", 8), ("masks_dilation", 4)),
         ticks=tuple((f"{t} weights", "y") for t in MASK_TITLES) + tuple((f"{t} mask", "x") for t in MASK_TITLES),
     ),
+    "decoder": Box("decoder.py", "dec_text", own_tokenizer=True),
+    # The page's other sections (the real model's "bears") do not need these boxes: they stay.
+    "transformer_a": Box("in_a_transformer.py", "tf_a", own_tokenizer=True, blank_hides_charts=False),
+    "transformer_b": Box("in_a_transformer.py", "tf_b", own_tokenizer=True, blank_hides_charts=False),
     "real_model_a": Box("real_model.py", "rm_a", own_tokenizer=True),
     "real_model_b": Box("real_model.py", "rm_b", own_tokenizer=True, optional=True, blank_hides_charts=False),
 }
 BOX_PARAMS = [
-    pytest.param(box, id=name, marks=[pytest.mark.model] if box.page == "real_model.py" else [])
+    pytest.param(box, id=name, marks=[pytest.mark.model] if box.page in ("real_model.py", "in_a_transformer.py") else [])
     for name, box in BOXES.items()
 ]
 
@@ -171,8 +175,8 @@ def _strings(node):
 
 
 def _check_figure(spec: str, where: str) -> None:
-    """No raw HTML in any string of the chart; no NaN except the cells a "masked" layer marks
-    and the pen lifts of a line trace."""
+    """No raw HTML in any string of the chart; no NaN except the cells a "masked" layer marks,
+    the gaps between thumbnails and the pen lifts of a line trace."""
     fig = json.loads(spec)  # Plotly writes "<" as \u003c, so look at the decoded strings
     raw = [s for s in _strings(fig) if RAW_MARKUP.search(s)]
     assert not raw, f"{where}: raw HTML in chart text {raw[:3]!r}"
@@ -184,6 +188,8 @@ def _check_figure(spec: str, where: str) -> None:
         if trace.get("type") == "heatmap" and isinstance(trace.get("z"), dict):
             z = decode(trace["z"]).astype(np.float64)
             gaps = np.isnan(z)
+            if z.ndim == 2:  # a grid of thumbnails (model view) is separated by all-NaN rows and columns
+                gaps &= ~(gaps.all(axis=1, keepdims=True) | gaps.all(axis=0, keepdims=True))
             if gaps.any():
                 assert any(m.shape == z.shape and np.array_equal(gaps, ~np.isnan(m)) for m in masked_cells), (
                     f"{where}: NaN in heatmap {fig.get('layout', {}).get('title')} outside masked cells"

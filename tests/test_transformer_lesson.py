@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 import attn_core as ac
 from attn_core import transformer as tr
 from tests.figdata import decode, figure_by_title, figures, z_matrix
+from tests.hostile_corpus import HOSTILE
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "lessons" / "in_a_transformer.py")
@@ -347,18 +348,6 @@ def test_page_with_the_model(loaded):
     at.text_input(key="tf_word").set_value("dogs")
     _run(at)
     assert any("at least two sentences" in w.value for w in at.warning)
-
-
-HOSTILE = {
-    "empty": "",
-    "long": ("lorem ipsum " * 900)[:10_000],
-    "emoji_zwj": "👩‍👩‍👧‍👦 loves 👍🏽 and 🏳️‍🌈",
-    "cjk": "我喜欢自然语言处理",
-    "rtl": "مرحبا بالعالم الجميل",
-    "html": "<script>alert(1)</script>",
-    "markdown": "**x** [a](javascript:x)",
-    "latex": r"$\href{javascript:alert(1)}{x}$",
-}
 
 
 @pytest.mark.parametrize("name", HOSTILE)

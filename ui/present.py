@@ -48,6 +48,13 @@ def toggle() -> None:
         st.html(CSS)
 
 
+def intro(text: str) -> None:
+    """A page's opening paragraph: shown normally, left out in presenter mode, where the
+    screen height goes to the step being shown (the teacher says it instead)."""
+    if not on():
+        st.markdown(text)
+
+
 def _first(values: list[str]) -> str | None:
     return values[0] if values else None
 

@@ -98,12 +98,11 @@ def ask(q: Question) -> bool:
         if outcome.error is not None:
             verdict += f" Your estimate {estimate:.2f} was off by {outcome.error:.3f}."
         (st.success if outcome.right else st.info)(f"{answer}. {verdict} {md_escape(q.explain)}".strip())
-    score_line()
     return shown
 
 
 def score_line() -> None:
-    """The session's running score, on every page that asks."""
+    """The session's running score: each page that asks shows it once, after its questions."""
     score = _score()
     if not score["asked"]:
         return

@@ -46,6 +46,11 @@ RUN_COUNTER_JS = """
       window.__stStates.push(`${r.oldValue}>${r.target.getAttribute(attr)}@${stamp()}`);
     }
   }).observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: [attr]});
+  // When the page last changed: under load the app draws a run's messages well after the
+  // last one arrived, so a wait also asks for a quiet page (see RAN_SINCE_JS).
+  window.__stChangedAt = 0;
+  new MutationObserver(() => { window.__stChangedAt = performance.now(); })
+    .observe(document, {subtree: true, childList: true, characterData: true});
 
   const FINISHED = 6, EARLY_FOR_RERUN = 2;
   const scriptFinished = bytes => {  // the script_finished status in a ForwardMsg, or -1
@@ -106,15 +111,17 @@ _IDLE_JS = """
 }
 """
 
-# A run that ended after `since`, rendered: the server said it finished (150 ms ago, time
-# for the app to handle the messages queued before it), the app says it is not running,
-# no element of the previous run is still shown as stale, and no placeholder waits for a
-# lazily loaded widget (Streamlit loads each widget's code on first use).
+# A run that ended after `since`, rendered: the server said it finished, and since then
+# (and since the page last changed) 150 ms have passed, time for the app to draw the
+# messages queued before it (under load it draws them seconds after they arrive); the app
+# says it is not running, no element of the previous run is still shown as stale, and no
+# placeholder waits for a lazily loaded widget (Streamlit loads each widget's code on first use).
 RAN_SINCE_JS = """
 (since) => {
   const app = document.querySelector("[data-testid='stApp']");
+  const quiet = Math.max(window.__stFinishedAt || 0, window.__stChangedAt || 0);
   return !!app && (window.__stRuns || 0) > since
-      && performance.now() - (window.__stFinishedAt || 0) > 150  // the app has handled the last messages
+      && performance.now() - quiet > 150  // the app has drawn the last messages
       && app.getAttribute('data-test-script-state') === 'notRunning'
       && !document.querySelector("[data-stale='true']")
       && !document.querySelector("[data-testid='stSkeleton']");  // lazily loaded widgets still coming
