@@ -52,6 +52,7 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if presenting else "auto",
 )
 st.html(HERE / "assets" / "charts.css")  # chart text in the theme's colour
+st.html(HERE / "assets" / "a11y.css")  # contrast and focus fixes (WCAG 2.1 AA)
 mount_chart_tools()
 page = st.navigation(PAGES)
 present.toggle()

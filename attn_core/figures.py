@@ -33,8 +33,8 @@ __all__ = [
 # Every heatmap takes its colours from _colours.
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Cividis"
-_SCALES = {name: get_colorscale(name) for name in (DIVERGING, SEQUENTIAL)}  # as explicit [pos, colour] lists
 MASKED_COLOR = "rgba(128, 128, 128, 0.55)"
+MASKED_MARK_SIZE = 12  # the "×" on masked cells too small for printed values (no chart text under 12 px)
 FONT_SIZE = 14  # projector-readable; nothing on a chart is drawn under 12 px
 CELL_TEXT_MAX = 14  # print values in cells when both sides are at most this long
 LABEL_MAX_CHARS = 18
@@ -78,8 +78,8 @@ def dim_labels(n: int, prefix: str = "d") -> list[str]:
 def _ticks(labels: list[str]) -> dict:
     """Tick values and texts for integer positions; thinned out when there are very many."""
     step = 1 if len(labels) <= TICKS_MAX else -(-len(labels) // (TICKS_MAX // 2))
-    vals = list(range(0, len(labels), step))
-    return dict(tickmode="array", tickvals=vals, ticktext=[labels[v] for v in vals])
+    vals = range(0, len(labels), step)
+    return dict(tickmode="array", tickvals=_Sent(vals), ticktext=_Sent([labels[v] for v in vals]))
 
 
 def _text_px(text: str, size: int = TICK_SIZE) -> float:
@@ -89,8 +89,16 @@ def _text_px(text: str, size: int = TICK_SIZE) -> float:
     return sum(size * _CHAR_EM.get(ch, 1.05 if unicodedata.east_asian_width(ch) in "WF" else 0.62) for ch in text)
 
 
-def _fixed_axes(row_ticks: list[str], col_ticks: list[str], row_title: str, col_title: str,
-                *, top: int, right: int = COLORBAR_PX, width: float = HALF_WIDTH_PX) -> tuple[dict, dict, dict]:
+def _fixed_axes(
+    row_ticks: list[str],
+    col_ticks: list[str],
+    row_title: str,
+    col_title: str,
+    *,
+    top: int,
+    right: int = COLORBAR_PX,
+    width: float = HALF_WIDTH_PX,
+) -> tuple[dict, dict, dict]:
     """Margins and axis settings that fit the tick labels, worked out here instead of by
     Plotly's automargin. Column labels turn 45 degrees when they would overlap in a chart
     ``width`` wide (judged with LABEL_SLACK).
@@ -135,6 +143,10 @@ class _Sent(list):
 
     def __deepcopy__(self, memo):
         return self
+
+
+# As explicit [pos, colour] lists, ready to send: every heatmap shares them, uncopied.
+_SCALES = {name: _Sent(_Sent(stop) for stop in get_colorscale(name)) for name in (DIVERGING, SEQUENTIAL)}
 
 
 def _colours(kind: str, mats: Sequence[np.ndarray] = (), zmax: float | None = None, *, axis: bool = False) -> dict:
@@ -229,7 +241,8 @@ def heatmap(
     ``rows``/``cols`` are raw labels (escaped here); cells sit at integer positions, so
     repeated labels stay separate rows and columns. ``kind`` is "signed" (diverging,
     centred on 0) or "weights" (sequential, 0..1). -inf cells (masked scores) are drawn
-    grey and marked with the minus-infinity sign. Values are printed in the cells (unless
+    grey and marked with the minus-infinity sign, or with a small "×" where the values are
+    not printed. Values are printed in the cells (unless
     ``show_values`` says otherwise) when there are few and they fit a chart ``width_px``
     wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page. The same
     width decides whether the column labels lie flat or turn 45 degrees. ``show_scale``
@@ -249,6 +262,7 @@ def heatmap(
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
     colour = _colours(kind, [z], zmax)
+    marked = bool(masked.any()) and not show_values  # no "−∞" printed: a "×" on each masked cell
 
     trace = dict(
         type="heatmap",
@@ -280,16 +294,42 @@ def heatmap(
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
+        if marked:
+            traces.append(_masked_marks(masked))
+    # The "×"s are text, which would pad the axes' automatic range past the cells: fix it to them.
+    x_range = dict(range=[-0.5, n_cols - 0.5]) if marked else {}
+    y_range = dict(range=[n_rows - 0.5, -0.5], autorange=False) if marked else dict(autorange="reversed")
     layout = dict(
         title=_title(title),
         font=dict(size=FONT_SIZE),
         height=(height or _auto_height(n_rows)) + margin["b"] - 10,
         margin=margin,
-        xaxis=dict(**x_ticks, **x_fixed, title=dict(text=col_title), side="bottom", showgrid=False, zeroline=False),
-        yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
+        xaxis=dict(**x_ticks, **x_fixed, **x_range, title=dict(text=col_title), side="bottom", showgrid=False,
                    zeroline=False),
+        yaxis=dict(**y_ticks, **y_fixed, **y_range, title=dict(text=row_title), showgrid=False, zeroline=False),
     )  # fmt: skip
     return _figure(traces, layout)
+
+
+def _masked_marks(masked: np.ndarray) -> dict:
+    """A small "×" on every masked cell of a heatmap whose values are not printed, so a masked
+    cell differs from a cell of another colour by more than its grey (WCAG 1.4.1). Text, not
+    a marker: chart text takes the page's text colour (assets/charts.css), so the × reads on
+    the grey in the light and the dark theme. Named "masked" like the grey layer."""
+    i, j = np.nonzero(masked)  # (n_masked,) row and column of each masked cell
+    return dict(
+        type="scatter",
+        mode="text",
+        x=_Sent(j.tolist()),
+        y=_Sent(i.tolist()),
+        text="\u00d7",  # one string for every point: the payload grows by two short int lists
+        textfont=dict(size=MASKED_MARK_SIZE),
+        textposition="middle center",
+        hoverinfo="skip",
+        showlegend=False,
+        cliponaxis=True,
+        name="masked",
+    )
 
 
 PANEL_GAP = 0.05  # fraction of the width between side-by-side panels
@@ -331,8 +371,9 @@ def heatmap_panels(
     margin, x_fixed, y_fixed = _fixed_axes(y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title,
                                            top=80, width=width_px)  # fmt: skip
     if show_values is None:  # as in heatmap; ``width_px`` too
-        cell_px = (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(
-            z.shape[1] for z in mats)
+        cell_px = (
+            (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(z.shape[1] for z in mats)
+        )
         show_values = _values_fit(mats, fmt, cell_px)
     traces, layout = [], dict(
         title=_title(title),

@@ -74,6 +74,6 @@ for number, (script, what) in enumerate(PATH, start=1):
     left.page_link(script)  # the page's own title and icon, a real link: Tab reaches it
     right.markdown(f"**{number}.** {what}")
 st.caption(
-    "Every number on these pages is computed by the `attn_core` Python package, which you can also import in "
+    "Every number on these pages is computed by the attn_core Python package, which you can also import in "
     "a notebook. Presenter mode (in the sidebar) sizes everything for a projector."
 )

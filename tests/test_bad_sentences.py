@@ -88,7 +88,9 @@ BOXES = {
     "real_model_b": Box("real_model.py", "rm_b", own_tokenizer=True, optional=True, blank_hides_charts=False),
 }
 BOX_PARAMS = [
-    pytest.param(box, id=name, marks=[pytest.mark.model] if box.page in ("real_model.py", "in_a_transformer.py") else [])
+    pytest.param(
+        box, id=name, marks=[pytest.mark.model] if box.page in ("real_model.py", "in_a_transformer.py") else []
+    )
     for name, box in BOXES.items()
 ]
 

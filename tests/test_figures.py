@@ -13,6 +13,7 @@ import plotly.io as pio
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from attn_core import context_figures as cf
 from attn_core import figures as fg
 from attn_core import lab_figures as lf
 from attn_core import model_figures as mf
@@ -54,32 +55,65 @@ def _cases() -> dict:
     cases = {
         "signed": lambda: fg.heatmap(RNG.normal(size=(T, 5)), rows=TOKENS, cols=fg.dim_labels(5), row_title="token"),
         "masked": lambda: fg.heatmap(masked, rows=TOKENS, cols=TOKENS, title="M", show_values=True),
+        "masked_marks": lambda: fg.heatmap(masked, rows=TOKENS, cols=TOKENS, title="M", show_values=False),
         "weights": lambda: fg.heatmap(RNG.random((T, T)), rows=TOKENS, cols=TOKENS, kind="weights", show_values=False),
         "wide": lambda: fg.heatmap(RNG.normal(size=(3, 384)), rows=TOKENS[:3], cols=fg.dim_labels(384)),
-        "panels": lambda: fg.heatmap_panels([("Q", RNG.normal(size=(T, 4))), ("K", RNG.normal(size=(T, 4)))],
-                                            rows=TOKENS),
+        "panels": lambda: fg.heatmap_panels(
+            [("Q", RNG.normal(size=(T, 4))), ("K", RNG.normal(size=(T, 4)))], rows=TOKENS
+        ),
         "panels_numbered": lambda: fg.heatmap_panels([("W_q", RNG.normal(size=(16, 4)))], rows=None, show_values=True),
         "bar": lambda: fg.bar_chart(TOKENS, RNG.random(T), title="row", y_range=(0, 1.1)),
         "line": lambda: fg.line_chart(np.arange(5), {"a": RNG.random(5), "b": RNG.random(5)}, log_y=True),
-        "grouped_bars": lambda: lf.grouped_bars(TOKENS, {"a": RNG.random(T), "b": RNG.random(T)}, title="<b>g</b>",
-                                                y_range=(0, 1)),
-        "log_x_lines": lambda: lf.log_x_lines(np.array([1, 2, 4, 8, 16]), {"a": RNG.random(5)}, title="L",
-                                              log_y=True, reference=("uniform", 0.5)),
+        "grouped_bars": lambda: lf.grouped_bars(
+            TOKENS, {"a": RNG.random(T), "b": RNG.random(T)}, title="<b>g</b>", y_range=(0, 1)
+        ),
+        "log_x_lines": lambda: lf.log_x_lines(
+            np.array([1, 2, 4, 8, 16]), {"a": RNG.random(5)}, title="L", log_y=True, reference=("uniform", 0.5)
+        ),
         "mask_heatmap": lambda: lf.mask_heatmap(np.tril(np.ones((T, T), dtype=bool)), TOKENS, title="causal"),
         "head_view": lambda: mf.head_view(_weights((3, T, T)), TOKENS, title="<i>hv</i>"),
         "head_view_query": lambda: mf.head_view(_weights((3, T, T)), TOKENS, heads=[0, 2], query=3, max_lines=5),
-        "thumbnail_grid": lambda: mf.thumbnail_grid(_weights((2, 3, T, T)), title="<b>grid</b>", row_names=["L0", "L1"],
-                                                    col_names=["H0", "H1", "H2"], selected=(1, 2)),
-        "thumbnail_grid_pooled": lambda: mf.thumbnail_grid(_weights((2, 2, 50, 50)), title="g", row_names=["L0", "L1"],
-                                                           col_names=["H0", "H1"], zmax=0.3),
+        "thumbnail_grid": lambda: mf.thumbnail_grid(
+            _weights((2, 3, T, T)),
+            title="<b>grid</b>",
+            row_names=["L0", "L1"],
+            col_names=["H0", "H1", "H2"],
+            selected=(1, 2),
+        ),
+        "thumbnail_grid_pooled": lambda: mf.thumbnail_grid(
+            _weights((2, 2, 50, 50)), title="g", row_names=["L0", "L1"], col_names=["H0", "H1"], zmax=0.3
+        ),
         "attention_heatmap": lambda: mf.attention_heatmap(_weights((T, T)), TOKENS, TOKENS, title="a"),
         "attention_heatmap_light": lambda: mf.attention_heatmap(_weights((len(LONG),) * 2), LONG, LONG, title="<a>"),
-    }  # fmt: skip
+        "mask_check": lambda: cf.mask_check(
+            np.tril(np.ones((T, T), dtype=bool)).T,
+            rows=TOKENS,
+            cols=TOKENS,
+            cell_text=[["<b>q</b>"] * T] * T,
+            wrong=[(5, 3), (5, 4)],
+            title="<i>m</i>",
+        ),
+        "mask_check_right": lambda: cf.mask_check(
+            np.ones((2, 3), dtype=bool), rows=TOKENS[:2], cols=TOKENS[:3], cell_text=[["a", "b", "c"]] * 2
+        ),
+        "block_diagram": lambda: cf.block_diagram(
+            [
+                ("input", "x", "<x>", (7, 64)),
+                ("attention", "heads", "h", (7, 16)),
+                ("add", "Add", "x + a", (7, 64)),
+                ("norm", "LN", "n", (7, 64)),
+                ("ffn", "FFN", "f", (7, 256)),
+            ],
+            residuals=[(0, 2), (3, 4)],
+            title="<b>block</b>",
+        ),
+    }
     for T_nv in (T, len(LONG)):  # bar_chart and heatmap; the light bars and heatmaps
         tokens = TOKENS if T_nv == T else LONG
         for key in ("q", "k", "qk", "scores", "weights"):
             cases[f"neuron_{key}_T{T_nv}"] = lambda key=key, T_nv=T_nv, tokens=tokens: mf.neuron_figures(
-                _neuron_view(T_nv), tokens, layer=1, head=2)[key]  # fmt: skip
+                _neuron_view(T_nv), tokens, layer=1, head=2
+            )[key]
     return cases
 
 
@@ -98,7 +132,8 @@ def _heatmap_scales(fig: go.Figure) -> list:
     spec = fig.to_dict()
     traces = [t for t in spec["data"] if t["type"] == "heatmap" and t.get("name") != "masked"]
     return [t["colorscale"] for t in traces if "colorscale" in t] + [
-        axis["colorscale"] for key, axis in spec["layout"].items() if key.startswith("coloraxis")]  # fmt: skip
+        axis["colorscale"] for key, axis in spec["layout"].items() if key.startswith("coloraxis")
+    ]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -201,6 +236,22 @@ def test_browser_figure_keeps_float32_compact_and_nan_as_null():
     assert z[0][1] is None and z[1][0] == 0.5
 
 
+@pytest.mark.parametrize("show_values", [True, False])
+def test_masked_cells_are_marked_by_more_than_their_grey(show_values):
+    """Printed values mark a masked cell "−∞"; without them, a "×" sits on every masked cell
+    and on no other (colour is never the only carrier)."""
+    z = np.where(np.tril(np.ones((4, 4), dtype=bool)), 0.5, -np.inf)
+    data = fg.heatmap(z, rows=list("abcd"), cols=list("abcd"), show_values=show_values).to_dict()["data"]
+    marks = [t for t in data if t["type"] == "scatter"]
+    assert [t.get("name") for t in data] == ["masked", None] + ([] if show_values else ["masked"])
+    if show_values:
+        assert not marks and data[1]["text"][0][1] == "\u2212\u221e"
+        return
+    (mark,) = marks
+    assert mark["mode"] == "text" and mark["text"] == "\u00d7" and mark["textfont"]["size"] >= 12
+    assert sorted(zip(mark["y"], mark["x"], strict=True)) == [(i, j) for i in range(4) for j in range(4) if j > i]
+
+
 def test_browser_figure_data_is_not_copied_on_the_way_out():
     from copy import deepcopy
 
@@ -209,13 +260,16 @@ def test_browser_figure_data_is_not_copied_on_the_way_out():
     assert deepcopy(z) is z and fig.to_dict()["data"][0]["z"] is z
 
 
-@pytest.mark.parametrize(("T", "fmt", "width", "printed"), [
-    (8, ".2f", fg.HALF_WIDTH_PX, True),  # the presets in a half-width chart
-    (13, ".3f", fg.HALF_WIDTH_PX, False),  # would overlap: 13 five-character numbers in ~17 px cells
-    (13, ".3f", fg.FULL_WIDTH_PX, True),
-    (14, ".2f", fg.FULL_WIDTH_PX, True),
-    (15, ".2f", fg.FULL_WIDTH_PX, False),  # more than CELL_TEXT_MAX
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("T", "fmt", "width", "printed"),
+    [
+        (8, ".2f", fg.HALF_WIDTH_PX, True),  # the presets in a half-width chart
+        (13, ".3f", fg.HALF_WIDTH_PX, False),  # would overlap: 13 five-character numbers in ~17 px cells
+        (13, ".3f", fg.FULL_WIDTH_PX, True),
+        (14, ".2f", fg.FULL_WIDTH_PX, True),
+        (15, ".2f", fg.FULL_WIDTH_PX, False),  # more than CELL_TEXT_MAX
+    ],
+)
 def test_values_are_printed_only_where_they_fit(T, fmt, width, printed):
     labels = [f"w{i}" for i in range(T)]
     fig = fg.heatmap(RNG.random((T, T)), rows=labels, cols=labels, kind="weights", fmt=fmt, width_px=width)
