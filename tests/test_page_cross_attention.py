@@ -9,7 +9,7 @@ from numpy.testing import assert_allclose
 import attn_core as ac
 from attn_core import lessons
 from attn_core.figures import token_labels
-from tests.figdata import figure_by_title, z_matrix
+from tests.figdata import figure_by_title, figures, z_matrix
 from tests.lab_checks import app, drive, ticks
 
 PAGE = "cross_attention.py"
@@ -77,3 +77,21 @@ def test_presets_fill_both_boxes():
 def test_sizes_and_seed(d_model, d_k, seed):
     at = drive(PAGE, cross_d_model=d_model, cross_d_k=d_k, cross_seed=seed)
     _check(at, TARGET, SOURCE, d_model=d_model, d_k=d_k, seed=seed)
+
+
+@pytest.mark.parametrize("emptied", ["cross_source", "cross_target"])
+def test_an_empty_box_hides_no_other_input(emptied):
+    """Clearing one sentence (to type a new one) shows its message under that box, and every
+    other widget stays on the page: the other box, the swap switch and the sliders."""
+    def inputs(at) -> set[str]:  # the page's own widgets (a chart's table switch goes with its chart)
+        kinds = ("text_input", "toggle", "select_slider", "number_input", "selectbox")
+        return {w.key for kind in kinds for w in getattr(at, kind) if not w.key.endswith("_table")}
+
+    at = app(PAGE).run()
+    keys = inputs(at)
+    assert {"cross_source", "cross_target", "cross_swap", "cross_d_model", "cross_d_k", "cross_seed"} <= keys
+    at.text_input(key=emptied).set_value("").run()
+    assert not at.exception
+    assert any("empty" in i.value for i in at.info)
+    assert inputs(at) == keys
+    assert not figures(at)

@@ -47,7 +47,7 @@ def model_head(reference, text: str, layer: int, head: int) -> dict[str, np.ndar
     rows = slice(head * d, (head + 1) * d)
 
     def project(lin: torch.nn.Linear) -> np.ndarray:
-        return (x @ lin.weight[rows].double().T + lin.bias[rows].double()).detach().numpy()  # (T, d_head)
+        return (x @ lin.weight[rows].double().T + lin.bias[rows].double()).detach().numpy()  # (T, d_k)
 
     return {
         "tokens": tok.convert_ids_to_tokens(enc["input_ids"][0]),

@@ -100,6 +100,30 @@ LINKS = [
         },
         None,
     ),
+    (
+        "decoder?text=cat+dog+sun+cat+dog+sun&layer=0&head=2&focus=4",
+        {
+            "Words (from the model's 100-word vocabulary)": "cat dog sun cat dog sun",
+            "Layer": "layer 1",
+            "Head": "head 2",
+            "Focus on a word": "4: dog",
+        },
+        None,
+    ),
+    (
+        "attention-in-a-transformer?a=one+two+three&d_model=32&heads=8",
+        {
+            "Sentence A (the encoder's source)": "one two three",
+            "d_model (width of every token vector)": "32",
+            "H (attention heads)": "8",
+        },
+        ("H (attention heads)", "heads"),
+    ),
+    (
+        "articles-checked?k_mat=0.3,+0.4,+0.2&seed=3",
+        {"k_mat": "0.3, 0.4, 0.2", "Seed for the random vectors of sections 2 to 5": "3"},
+        None,
+    ),
 ]
 
 
