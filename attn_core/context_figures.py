@@ -131,6 +131,26 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(int(n)) for n in shape) + ")"
 
 
+def _arrow(head: tuple[float, float], tail: tuple[float, float]) -> dict:
+    """A plain arrow annotation from ``tail`` to ``head`` in data coordinates."""
+    return dict(
+        x=head[0],
+        y=head[1],
+        ax=tail[0],
+        ay=tail[1],
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        text="",
+        showarrow=True,
+        arrowhead=2,
+        arrowsize=1.2,
+        arrowwidth=2,
+        arrowcolor=_LINE,
+    )
+
+
 def block_diagram(
     stages: Sequence[tuple[str, str, str, tuple[int, ...]]],
     *,
@@ -169,24 +189,7 @@ def block_diagram(
             )
         )
         if i > 0:
-            arrows.append(
-                dict(
-                    x=1.5,
-                    y=y[i] + half_h,
-                    ax=1.5,
-                    ay=y[i - 1] - half_h,
-                    xref="x",
-                    yref="y",
-                    axref="x",
-                    ayref="y",
-                    text="",
-                    showarrow=True,
-                    arrowhead=2,
-                    arrowsize=1.2,
-                    arrowwidth=2,
-                    arrowcolor=_LINE,
-                )
-            )
+            arrows.append(_arrow((1.5, y[i] + half_h), (1.5, y[i - 1] - half_h)))
     side_x, side_y = [], []
     for k, (a, b) in enumerate(residuals):
         if not (0 <= a < b < n):
@@ -201,24 +204,7 @@ def block_diagram(
                 path=f"M {right},{y[a]} L {x_side},{y[a]} L {x_side},{y[b]}",
             )
         )
-        arrows.append(
-            dict(
-                x=right,
-                y=y[b],
-                ax=x_side,
-                ay=y[b],
-                xref="x",
-                yref="y",
-                axref="x",
-                ayref="y",
-                text="",
-                showarrow=True,
-                arrowhead=2,
-                arrowsize=1.2,
-                arrowwidth=2,
-                arrowcolor=_LINE,
-            )
-        )
+        arrows.append(_arrow((right, y[b]), (x_side, y[b])))
         side_x.append(x_side + 0.1)
         side_y.append((y[a] + y[b]) / 2)
 

@@ -258,24 +258,8 @@ def thumbnail_grid(
         font=dict(size=FONT_SIZE),
         height=int(min(900, max(260, 90 + 62 * n_rows * max(1, 12 // max(n_cols, 1))))),
         margin=dict(l=10, r=10, t=60, b=10),
-        xaxis=dict(
-            tickmode="array",
-            tickvals=centres[:n_cols],
-            ticktext=col_names,
-            side="top",
-            showgrid=False,
-            zeroline=False,
-            constrain="domain",
-        ),
-        yaxis=dict(
-            tickmode="array",
-            tickvals=centres[:n_rows],
-            ticktext=row_names,
-            autorange="reversed",
-            showgrid=False,
-            zeroline=False,
-            scaleanchor="x",
-        ),
+        xaxis=dict(_centred_ticks(centres[:n_cols], col_names), side="top", constrain="domain"),
+        yaxis=dict(_centred_ticks(centres[:n_rows], row_names), autorange="reversed", scaleanchor="x"),
     )
     if selected is not None:
         r, c = selected
@@ -290,6 +274,11 @@ def thumbnail_grid(
             )
         ]
     return _figure([trace], layout)
+
+
+def _centred_ticks(centres: list[float], names: list[str]) -> dict:
+    """An axis labelled at the centre of each thumbnail, without grid or zero line."""
+    return dict(tickmode="array", tickvals=centres, ticktext=names, showgrid=False, zeroline=False)
 
 
 def attention_heatmap(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["KINDS", "Table", "describe", "labelled", "to_csv", "to_npy", "to_npz"]
+__all__ = ["KINDS", "Table", "describe", "head_table", "labelled", "to_csv", "to_npy", "to_npz"]
 
 KINDS = ("weights", "signed", "bars", "lines", "mask")
 _CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
@@ -51,6 +51,15 @@ class Table:
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "rows", tuple(str(r) for r in self.rows))
         object.__setattr__(self, "cols", tuple(str(c) for c in self.cols))
+
+
+def head_table(values: np.ndarray, name: str, *, first_layer: int = 0) -> Table:
+    """One number per head, values (L, H): rows "layer l", columns "head h" (layers counted
+    from ``first_layer``: 0 as bertviz does for BERT, 1 for our decoder)."""
+    values = np.asarray(values)
+    L, H = values.shape
+    rows = [f"layer {layer + first_layer}" for layer in range(L)]
+    return Table(values, rows, [f"head {h}" for h in range(H)], name=name, row_title="layer", col_title="head")
 
 
 def _q(label: str, limit: int = 24) -> str:

@@ -16,7 +16,7 @@ from attn_core.lab_figures import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
 from ui import present
-from ui.charts import show_figure
+from ui.charts import show_attention, show_figure, show_heatmap
 from ui.common import md_escape
 from ui.present import Deck
 from ui.state import PageState, Param
@@ -300,52 +300,34 @@ if sections[1] is not None:
                 f"{int(np.sum(~c.correct[j]))}. They leave {cells} in, so {who} could look at key {j + 1} "
                 f"(“{md_escape(c.tokens[j])}”), a word that comes after them. Every other row is right."
             )
-        left, right = st.columns(2)
-        with left:
-            show_figure(
-                mask_check(
-                    c.article,
-                    rows=keys,
-                    cols=queries,
-                    cell_text=_cells(c.article),
-                    wrong=c.wrong,
-                    title="The notes' table",
-                    row_title="key",
-                    col_title="query",
-                ),
-                key="art_causal_article",
-                table=Table(
-                    c.article.astype(float),
-                    rows=keys,
-                    cols=queries,
-                    name="The notes' table (1 = score kept)",
-                    kind="mask",
-                    row_title="key",
-                    col_title="query",
-                ),
-            )
-        with right:
-            show_figure(
-                mask_check(
-                    c.correct,
-                    rows=keys,
-                    cols=queries,
-                    cell_text=_cells(c.correct),
-                    title="The correct table",
-                    row_title="key",
-                    col_title="query",
-                ),
-                key="art_causal_correct",
-                table=Table(
-                    c.correct.astype(float),
-                    rows=keys,
-                    cols=queries,
-                    name="The correct table (1 = score kept)",
-                    kind="mask",
-                    row_title="key",
-                    col_title="query",
-                ),
-            )
+        tables_ = (
+            ("article", c.article, c.wrong, "The notes' table"),
+            ("correct", c.correct, (), "The correct table"),
+        )
+        for column, (name, kept, wrong, title) in zip(st.columns(2), tables_, strict=True):
+            with column:
+                show_figure(
+                    mask_check(
+                        kept,
+                        rows=keys,
+                        cols=queries,
+                        cell_text=_cells(kept),
+                        wrong=wrong,
+                        title=title,
+                        row_title="key",
+                        col_title="query",
+                    ),
+                    key=f"art_causal_{name}",
+                    table=Table(
+                        kept.astype(float),
+                        rows=keys,
+                        cols=queries,
+                        name=f"{title} (1 = score kept)",
+                        kind="mask",
+                        row_title="key",
+                        col_title="query",
+                    ),
+                )
         leaks = "; ".join(
             f"“{md_escape(c.tokens[i])}” gives {_n(w, 3)} of its weight to “{md_escape(c.tokens[j])}”"
             for (j, i), w in zip(c.wrong, c.leaked, strict=True)
@@ -417,22 +399,7 @@ if sections[2] is not None:
             (right, r.by_column, "Softmax over each column (wrong here)", "art_columns"),
         ):
             with column:
-                show_figure(
-                    heatmap(
-                        w,
-                        rows=tokens,
-                        cols=tokens,
-                        title=name,
-                        kind="weights",
-                        row_title="query",
-                        col_title="key",
-                        value_name="weight",
-                    ),
-                    key=key,
-                    table=Table(
-                        w, rows=r.tokens, cols=r.tokens, name=name, kind="weights", row_title="query", col_title="key"
-                    ),
-                )
+                show_attention(key, w, tokens, title=name)
         left, right = st.columns(2)
         for column, sums, what, key in (
             (left, row_sums, "Row sums", "art_row_sums"),
@@ -588,12 +555,8 @@ if sections[4] is not None:
             (right, cv.scores_row, "QKᵀ, token vectors as rows", "art_conv_row"),
         ):
             with column:
-                show_figure(
-                    heatmap(
-                        z, rows=tokens, cols=tokens, title=name, row_title="query", col_title="key", value_name="score"
-                    ),
-                    key=key,
-                    table=Table(z, rows=cv.tokens, cols=cv.tokens, name=name, row_title="query", col_title="key"),
+                show_heatmap(
+                    key, z, rows=tokens, cols=tokens, title=name, row_title="query", col_title="key", value_name="score"
                 )
 
 # --------------------------------------------------------------------------- 6. winner takes all?

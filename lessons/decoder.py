@@ -11,7 +11,7 @@ from attn_core import decoder as dc
 from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import views
-from attn_core.tables import Table
+from attn_core.tables import Table, head_table
 from ui import present
 from ui.charts import show_attention, show_bars, show_figure, show_lines
 from ui.common import MAX_CHARS, md_escape, show_tokens
@@ -57,13 +57,12 @@ def _random(decoder: dc.Decoder) -> None:
 
 
 def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
-    """An (L, H) table of head scores as a small heatmap, with its table."""
-    rows = [f"layer {layer + 1}" for layer in range(scores.shape[0])]
-    cols = [f"head {h}" for h in range(scores.shape[1])]
+    """An (L, H) table of head scores as a small heatmap (scores in [0, 1]), with its table."""
+    table = head_table(scores, title, first_layer=1)
     fig = fg.heatmap(
         scores,
-        rows=rows,
-        cols=cols,
+        rows=list(table.rows),
+        cols=list(table.cols),
         title=title,
         kind="weights",
         row_title="layer",
@@ -72,9 +71,7 @@ def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
         fmt=".2f",
         height=180,
     )
-    show_figure(
-        fig, key, table=Table(scores, rows, cols, name=title, kind="signed", row_title="layer", col_title="head")
-    )
+    show_figure(fig, key, table=table)
 
 
 def _best(scores: np.ndarray) -> tuple[int, int, float]:
@@ -157,19 +154,8 @@ if deck.shows(1):
     )
     above = np.triu(np.ones((T, T), dtype=bool), 1)
     zero_above = float(np.abs(run.attentions[..., above]).max(initial=0.0))
-    distance = views.mean_distance(run.attentions)  # (L, H)
-    show_figure(
-        grid,
-        "dec_fig_grid",
-        table=Table(
-            distance,
-            [f"layer {i + 1}" for i in range(decoder.n_layers)],
-            [f"head {h}" for h in range(decoder.n_heads)],
-            name="How far back each head looks (mean distance in words)",
-            row_title="layer",
-            col_title="head",
-        ),
-    )
+    name = "How far back each head looks (mean distance in words)"
+    show_figure(grid, "dec_fig_grid", table=head_table(views.mean_distance(run.attentions), name, first_layer=1))
     st.caption(f"Largest weight above the diagonal in any head: {zero_above:g}.")
     c1, c2, c3 = st.columns(3)
     layer = c1.selectbox(

@@ -18,7 +18,7 @@ from attn_core.figures import bar_chart, heatmap, line_chart
 from attn_core.lab_figures import log_x_lines, mask_heatmap
 from attn_core.tables import Table
 from ui import present
-from ui.charts import show_figure
+from ui.charts import show_attention, show_figure
 from ui.common import MAX_CHARS, checked_tokens, md_escape
 from ui.present import Deck
 from ui.state import PageState, Param
@@ -269,29 +269,7 @@ if lesson is not None and deck.shows(2):
     cols = st.columns(2)
     for column, steps, what in ((cols[0], p.unmasked[b], "without"), (cols[1], p.masked[b], "with")):
         with column:
-            title = f"Weights {what} the mask"
-            show_figure(
-                heatmap(
-                    steps.weights,
-                    rows=tokens,
-                    cols=tokens,
-                    title=title,
-                    kind="weights",
-                    row_title="query",
-                    col_title="key",
-                    value_name="weight",
-                ),
-                key=f"tf_pad_{what}",
-                table=Table(
-                    steps.weights,
-                    rows=tokens,
-                    cols=tokens,
-                    name=f"{title}, sentence {name}",
-                    kind="weights",
-                    row_title="query",
-                    col_title="key",
-                ),
-            )
+            show_attention(f"tf_pad_{what}", steps.weights, tokens, title=f"Weights {what} the mask, sentence {name}")
 
 # --------------------------------------------------------------------------- 4. the block
 if lesson is not None and deck.shows(3):

@@ -14,7 +14,7 @@ import streamlit as st
 from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import models, tables, views
-from attn_core.tables import Table
+from attn_core.tables import Table, head_table
 from ui import present, quiz
 from ui.charts import show_attention, show_figure
 from ui.common import md_escape, show_tokens
@@ -242,16 +242,7 @@ def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         col_names=[f"h{h}" for h in range(att.n_heads)],
         selected=(layer, head),
     )
-    on_cls = views.attention_to(att.attentions, 0)  # (L, H)
-    table = Table(
-        on_cls,
-        [f"layer {i}" for i in range(att.n_layers)],
-        [f"head {h}" for h in range(att.n_heads)],
-        name="Share of each head's attention on [CLS]",
-        kind="signed",
-        row_title="layer",
-        col_title="head",
-    )
+    table = head_table(views.attention_to(att.attentions, 0), "Share of each head's attention on [CLS]")
     show_figure(grid, "rm_model_view", table=table)
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
