@@ -2,7 +2,8 @@
 a time with Back and Next.
 
 A toggle in the sidebar and ``?present=1`` in the URL switch it on. app.py calls ``start``
-before the page runs, so every page (and ``figure_style``) knows whether it is on.
+before the page runs, so every page (and ui.charts, which draws charts 1.5 times larger)
+knows whether it is on.
 """
 
 from __future__ import annotations
@@ -12,19 +13,18 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.state import Param
+from ui.state import Param, first_value
 
 KEY = "present"
 PARAM = Param(KEY, False, "bool")
 CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
-BODY_PX = 22  # body text in presenter mode; the browser test checks the computed size
 CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
 
 
 def start() -> bool:
     """Read ``?present=`` on the session's first run; returns whether presenter mode is on."""
     if KEY not in st.session_state:
-        st.session_state[KEY] = PARAM.parse(_first(st.query_params.get_all(KEY)))
+        st.session_state[KEY] = PARAM.parse(first_value(st.query_params.get_all(KEY)))
     return bool(st.session_state[KEY])
 
 
@@ -53,10 +53,6 @@ def intro(text: str) -> None:
     screen height goes to the step being shown (the teacher says it instead)."""
     if not on():
         st.markdown(text)
-
-
-def _first(values: list[str]) -> str | None:
-    return values[0] if values else None
 
 
 @dataclass(frozen=True)

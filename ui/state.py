@@ -128,7 +128,7 @@ class PageState:
         for p in self.params:
             key = self.key(p.name)
             if key not in st.session_state:
-                st.session_state[key] = p.parse(_first(st.query_params.get_all(p.name)))
+                st.session_state[key] = p.parse(first_value(st.query_params.get_all(p.name)))
 
     def value(self, name: str) -> Any:
         return st.session_state.get(self.key(name), self.param(name).default)
@@ -140,14 +140,15 @@ class PageState:
         for p in self.params:
             value = values.get(p.name, self.value(p.name))
             wanted = p.encode(value)
-            current = _first(st.query_params.get_all(p.name))
+            current = first_value(st.query_params.get_all(p.name))
             if wanted is None and p.name in st.query_params:
                 del st.query_params[p.name]
             elif wanted is not None and current != wanted:
                 st.query_params[p.name] = wanted
 
 
-def _first(values: Sequence[str]) -> str | None:
+def first_value(values: Sequence[str]) -> str | None:
+    """The first value of a repeated URL parameter, or None when it is absent."""
     return values[0] if values else None
 
 
