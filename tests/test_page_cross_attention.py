@@ -83,6 +83,7 @@ def test_sizes_and_seed(d_model, d_k, seed):
 def test_an_empty_box_hides_no_other_input(emptied):
     """Clearing one sentence (to type a new one) shows its message under that box, and every
     other widget stays on the page: the other box, the swap switch and the sliders."""
+
     def inputs(at) -> set[str]:  # the page's own widgets (a chart's table switch goes with its chart)
         kinds = ("text_input", "toggle", "select_slider", "number_input", "selectbox")
         return {w.key for kind in kinds for w in getattr(at, kind) if not w.key.endswith("_table")}
