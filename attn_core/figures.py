@@ -7,6 +7,7 @@ text wrapped in $...$ as LaTeX, so both are neutralised here.
 
 from __future__ import annotations
 
+import functools
 import html
 import unicodedata
 from collections.abc import Sequence
@@ -182,6 +183,14 @@ def _format_cell(value: float, fmt: str) -> str:
 
 def _hover(row_ticks: list[str], col_ticks: list[str]) -> list:
     """Per-cell hover labels, customdata (rows, cols, 2): each cell's row and column label."""
+    return _hover_grid(tuple(row_ticks), tuple(col_ticks))
+
+
+@functools.lru_cache(maxsize=16)
+def _hover_grid(row_ticks: tuple[str, ...], col_ticks: tuple[str, ...]) -> list:
+    """_hover's grid, made once per pair of label lists: a sentence's T x T charts (scores,
+    scaled, masked, weights) share one, and so do reruns on the same sentence. Building T * T
+    small lists was the builders' largest cost (8 % of a Step by step rerun at T = 16)."""
     return _Sent([[[row, col] for col in col_ticks] for row in row_ticks])
 
 
@@ -256,8 +265,9 @@ def heatmap(
     shown = np.where(np.isfinite(z), z, np.nan)  # JSON has no inf: masked cells become gaps
     row_ticks, col_ticks = token_labels(rows), token_labels(cols)
     x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
-    margin, x_fixed, y_fixed = _fixed_axes(y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50,
-                                           width=width_px)  # fmt: skip
+    margin, x_fixed, y_fixed = _fixed_axes(
+        y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50, width=width_px
+    )
     if show_values is None:
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
@@ -304,10 +314,11 @@ def heatmap(
         font=dict(size=FONT_SIZE),
         height=(height or _auto_height(n_rows)) + margin["b"] - 10,
         margin=margin,
-        xaxis=dict(**x_ticks, **x_fixed, **x_range, title=dict(text=col_title), side="bottom", showgrid=False,
-                   zeroline=False),
+        xaxis=dict(
+            **x_ticks, **x_fixed, **x_range, title=dict(text=col_title), side="bottom", showgrid=False, zeroline=False
+        ),
         yaxis=dict(**y_ticks, **y_fixed, **y_range, title=dict(text=row_title), showgrid=False, zeroline=False),
-    )  # fmt: skip
+    )
     return _figure(traces, layout)
 
 
@@ -368,23 +379,28 @@ def heatmap_panels(
     widths = widths / widths.sum() * (1.0 - PANEL_GAP * (len(mats) - 1))
     y_ticks = _ticks(row_ticks) if rows is not None else {}
     # Columns (and unlabelled rows) are numbered by Plotly; the widest number sets the margin.
-    margin, x_fixed, y_fixed = _fixed_axes(y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title,
-                                           top=80, width=width_px)  # fmt: skip
+    margin, x_fixed, y_fixed = _fixed_axes(
+        y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title, top=80, width=width_px
+    )
     if show_values is None:  # as in heatmap; ``width_px`` too
         cell_px = (
             (width_px - margin["l"] - margin["r"]) * (1.0 - PANEL_GAP * (len(mats) - 1)) / sum(z.shape[1] for z in mats)
         )
         show_values = _values_fit(mats, fmt, cell_px)
-    traces, layout = [], dict(
-        title=_title(title),
-        font=dict(size=FONT_SIZE),
-        height=(height or _auto_height(n_rows)) + margin["b"] - 10,
-        margin=margin,
-        coloraxis=dict(**_colours("signed", mats, axis=True), colorbar=COLORBAR),
-        yaxis=dict(**y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False,
-                   zeroline=False),
-        annotations=[],
-    )  # fmt: skip
+    traces, layout = (
+        [],
+        dict(
+            title=_title(title),
+            font=dict(size=FONT_SIZE),
+            height=(height or _auto_height(n_rows)) + margin["b"] - 10,
+            margin=margin,
+            coloraxis=dict(**_colours("signed", mats, axis=True), colorbar=COLORBAR),
+            yaxis=dict(
+                **y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False, zeroline=False
+            ),
+            annotations=[],
+        ),
+    )
     left = 0.0
     for p, ((name, _), z, width) in enumerate(zip(panels, mats, widths, strict=True)):
         axis = "x" if p == 0 else f"x{p + 1}"
@@ -407,13 +423,26 @@ def heatmap_panels(
         )
         traces.append(trace)
         layout["xaxis" if p == 0 else f"xaxis{p + 1}"] = dict(
-            **x_fixed, domain=[left, left + width], anchor="y", title=dict(text=col_title), showgrid=False,
+            **x_fixed,
+            domain=[left, left + width],
+            anchor="y",
+            title=dict(text=col_title),
+            showgrid=False,
             zeroline=False,
-        )  # fmt: skip
+        )
         layout["annotations"].append(
-            dict(text=f"<b>{html.escape(name)}</b>", xref=f"{axis} domain", yref="paper", x=0.5, y=1.0,
-                 xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=FONT_SIZE + 1))
-        )  # fmt: skip
+            dict(
+                text=f"<b>{html.escape(name)}</b>",
+                xref=f"{axis} domain",
+                yref="paper",
+                x=0.5,
+                y=1.0,
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+                font=dict(size=FONT_SIZE + 1),
+            )
+        )
         left += width + PANEL_GAP
     return _figure(traces, layout)
 
@@ -476,8 +505,9 @@ def bar_chart(
         cliponaxis=False,
     )
     x_ticks = _ticks(token_labels(labels))
-    margin, x_fixed, y_fixed = _fixed_axes([format(float(np.max(values, initial=0.0)), fmt)], x_ticks["ticktext"],
-                                           y_title, "", top=50, right=10)  # fmt: skip
+    margin, x_fixed, y_fixed = _fixed_axes(
+        [format(float(np.max(values, initial=0.0)), fmt)], x_ticks["ticktext"], y_title, "", top=50, right=10
+    )
     layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
