@@ -15,7 +15,17 @@ import numpy as np
 
 from .engine import softmax
 
-__all__ = ["NeuronView", "attention_to", "head_mean", "mean_distance", "neuron_view", "rollout", "sink_heads"]
+__all__ = [
+    "ModelLesson",
+    "NeuronView",
+    "attention_to",
+    "head_mean",
+    "mean_distance",
+    "model_lesson",
+    "neuron_view",
+    "rollout",
+    "sink_heads",
+]
 
 
 @dataclass(frozen=True)
@@ -131,3 +141,88 @@ def mean_distance(attentions: np.ndarray) -> np.ndarray:
     T = a.shape[-1]
     offset = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))  # (T, T) |i - j|
     return (a * offset).sum(axis=-1).mean(axis=-1)
+
+
+MODEL_VIEWS = ("head", "model", "neuron", "summaries", "reproduce")
+SINK_SHARE = 0.5  # a head is a "sink" head when more than this share of its attention lands on one key
+
+
+@dataclass(frozen=True)
+class ModelLesson:
+    """What the Real model page shows of one input in one view: the settings, clamped into the
+    input's range, and the arrays the view draws (None where the view draws nothing of it)."""
+
+    view: str
+    layer: int
+    head: int  # the model, neuron and reproduce views' head
+    heads: tuple[int, ...]  # the head view's heads
+    focus: int | None  # the head view's query token (None: every token)
+    query: int  # the neuron view's query token
+    n_heads_total: int  # L * H
+    sinks_cls: int  # heads with more than SINK_SHARE of their attention on [CLS] (key 0)
+    sinks_sep: int  # ... on the final [SEP] (key T - 1)
+    heads_mean: np.ndarray | None = None  # (T, T) head view: mean of the chosen heads
+    on_cls: np.ndarray | None = None  # (L, H) model view: each head's share on [CLS]
+    weights: np.ndarray | None = None  # (T, T) model view: the chosen layer and head
+    neuron: NeuronView | None = None  # neuron view
+    means: np.ndarray | None = None  # (L, T, T) summaries: mean over heads per layer
+    rolled: np.ndarray | None = None  # (L, T, T) summaries: rollout through each layer
+    summary_on_cls: np.ndarray | None = None  # (2, L) summaries: share on [CLS] of means and rollout
+
+
+def _clamp(value: int | None, n: int, default: int) -> int:
+    return default if value is None else min(max(int(value), 0), n - 1)
+
+
+def model_lesson(
+    attentions: np.ndarray,
+    queries: np.ndarray,
+    keys: np.ndarray,
+    view: str = "head",
+    *,
+    layer: int = 0,
+    head: int = 0,
+    heads: tuple[int, ...] | list[int] = (),
+    focus: int | None = None,
+    query: int = 1,
+) -> ModelLesson:
+    """The Real model page's one call: every number one view of a model's attentions shows.
+
+    attentions (L, H, T, T) and queries, keys (L, H, T, d_k), as ``attn_core.models.ModelAttention``
+    holds them. Settings out of range (a link written for a longer input) are clamped: layer and
+    head into the model, focus and query into the input, heads to those the model has.
+    """
+    a = _check_attentions(attentions)
+    L, H, T, _ = a.shape
+    if view not in MODEL_VIEWS:
+        raise ValueError(f"view must be one of {MODEL_VIEWS}, got {view!r}")
+    layer, head = _clamp(layer, L, 0), _clamp(head, H, 0)
+    chosen = tuple(sorted({int(h) for h in heads if 0 <= int(h) < H}))
+    focus = None if focus is None else _clamp(focus, T, 0)
+    query = _clamp(query, T, min(1, T - 1))
+    out = dict(
+        view=view,
+        layer=layer,
+        head=head,
+        heads=chosen,
+        focus=focus,
+        query=query,
+        n_heads_total=L * H,
+        sinks_cls=sink_heads(a, 0, SINK_SHARE),
+        sinks_sep=sink_heads(a, T - 1, SINK_SHARE),
+    )
+    if view == "head" and chosen:
+        out["heads_mean"] = a[layer, list(chosen)].mean(axis=0)  # (T, T)
+    elif view == "model":
+        out["on_cls"] = attention_to(a, 0)
+        out["weights"] = a[layer, head]
+    elif view == "neuron":
+        out["neuron"] = neuron_view(queries, keys, layer, head, query)
+    elif view == "summaries":
+        means, rolled = head_mean(a), rollout(a)  # (L, T, T) each
+        out.update(
+            means=means,
+            rolled=rolled,
+            summary_on_cls=np.stack([means[:, :, 0].mean(axis=1), rolled[:, :, 0].mean(axis=1)]),
+        )
+    return ModelLesson(**out)

@@ -7,6 +7,7 @@ setting lives in the URL (?a=...&b=...&view=neuron&layer=3&head=1&query=10).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -31,7 +32,6 @@ PAIRS = {
     "One sentence: The animal … too tired.": (TIRED, ""),
     "One sentence: The cat sat on the mat.": ("The cat sat on the mat.", ""),
 }
-VIEWS = ("Head view", "Model view", "Neuron view", "Summaries", "Reproduce a head")
 VIEW_NAMES = {
     "head": "Head view",
     "model": "Model view",
@@ -137,41 +137,80 @@ def _sentences() -> tuple[str, str]:
     return a or "", b or ""
 
 
-def _token_name(tokens: list[str]):
+def _token_name(tokens: list[str] | None):
+    if tokens is None:
+        return lambda i: "all tokens" if i is None else f"token {i}"
     return lambda i: "all tokens" if i is None else f"{i}: {tokens[i]}"
 
 
-def _head_picker(column, n_heads: int) -> int:
-    with column:
-        return st.selectbox("Head", range(n_heads), key=K("head"), format_func=lambda h: f"head {h}", **KEEP)
+def _token_options(key: str, tokens: list[str] | None, *, allow_none: bool) -> list:
+    """A token picker's options. Without tokens (no usable sentence yet) the picker keeps the
+    value it has, from the URL or from before, and is drawn disabled."""
+    value = STATE.value(key)
+    if tokens is None:
+        return [value]
+    T = len(tokens)
+    st.session_state[K(key)] = clamp_index(value, T, None if allow_none else min(1, T - 1))
+    return [None, *range(T)] if allow_none else list(range(T))
 
 
-# --------------------------------------------------------------------------- the views
+@dataclass(frozen=True)
+class Controls:
+    """The chosen view's own settings, as its widgets show them."""
+
+    heads: tuple[int, ...] = ()
+    focus: int | None = None
+    region: str = "All"
+    hide: bool = False
+    threshold: float = 0.05
+    head: int = 0
+    query: int = 1
 
 
-def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
-    T, H = att.T, att.n_heads
+def view_controls(view: str, pickers: list, tokens: list[str] | None, n_heads: int, has_b: bool) -> Controls:
+    """The widgets of ``view``, drawn whether or not there is a usable sentence yet (disabled
+    without one), so an empty box never takes another input off the page."""
+    off = tokens is None
+    if view in ("model", "neuron", "reproduce"):
+        with pickers[1]:
+            head = st.selectbox(
+                "Head", range(n_heads), key=K("head"), format_func=lambda h: f"head {h}", disabled=off, **KEEP
+            )
+        query = 1
+        if view == "neuron":
+            with pickers[2]:
+                options = _token_options("query", tokens, allow_none=False)
+                query = st.selectbox(
+                    "Query token", options, key=K("query"), format_func=_token_name(tokens), disabled=off, **KEEP
+                )
+        return Controls(head=head, query=query)
+    if view != "head":
+        return Controls()
     with pickers[1]:
-        st.session_state[K("heads")] = [h for h in STATE.value("heads") if h < H]
-        heads = st.multiselect("Heads", list(range(H)), key=K("heads"), format_func=lambda h: f"head {h}", **KEEP)
+        st.session_state[K("heads")] = [h for h in STATE.value("heads") if h < n_heads]
+        heads = st.multiselect(
+            "Heads", list(range(n_heads)), key=K("heads"), format_func=lambda h: f"head {h}", disabled=off, **KEEP
+        )
     with pickers[2]:
-        st.session_state[K("focus")] = clamp_index(STATE.value("focus"), T, None)
-        query = st.selectbox(
+        options = _token_options("focus", tokens, allow_none=True)
+        focus = st.selectbox(
             "Focus on a query token",
-            [None, *range(T)],
+            options,
             key=K("focus"),
-            format_func=_token_name(att.tokens),
+            format_func=_token_name(tokens),
             placeholder="all tokens",
+            disabled=off,
             **KEEP,
         )
     c3, c4, c5 = st.columns([2, 1, 2])
     with c3:
-        if att.sentence_b_start is not None:
+        if has_b:
             region = st.radio(
                 "Which lines",
                 mf.REGIONS,
                 horizontal=True,
                 key=K("region"),
+                disabled=off,
                 **KEEP,
                 help="A→B: queries in sentence A attending to keys in sentence B.",
             )
@@ -179,27 +218,34 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
             region = "All"
             st.caption("Add a sentence B to filter lines by A→A, B→B, A→B or B→A.")
     with c4:
-        hide_special = st.checkbox("Hide [CLS] and [SEP]", key=K("hide"), **KEEP)
+        hide = st.checkbox("Hide [CLS] and [SEP]", key=K("hide"), disabled=off, **KEEP)
     with c5:
-        threshold = st.slider("Hide lines fainter than", 0.01, 1.0, step=0.01, key=K("threshold"), **KEEP)
-    if not heads:
+        threshold = st.slider("Hide lines fainter than", 0.01, 1.0, step=0.01, key=K("threshold"), disabled=off, **KEEP)
+    return Controls(heads=tuple(heads), focus=focus, region=region, hide=hide, threshold=threshold)
+
+
+# --------------------------------------------------------------------------- the views
+
+
+def head_view(att: models.ModelAttention, lesson: views.ModelLesson, c: Controls) -> None:
+    if not lesson.heads:
         st.info("Pick at least one head to draw its lines.")
         return
+    layer, heads = lesson.layer, list(lesson.heads)
     fig = mf.head_view(
         att.attentions[layer],
         att.tokens,
         heads=heads,
-        threshold=threshold,
-        query=query,
-        region=region,
+        threshold=c.threshold,
+        query=lesson.focus,
+        region=c.region,
         sentence_b_start=att.sentence_b_start,
-        hide=att.special if hide_special else None,
+        hide=att.special if c.hide else None,
         title=f"Head view, layer {layer}",
     )
-    shown = att.attentions[layer, heads].astype(np.float64).mean(axis=0)  # (T, T) the chosen heads' mean
-    names = ", ".join(str(h) for h in heads) if len(heads) < H else "all heads"
+    names = ", ".join(str(h) for h in heads) if len(heads) < att.n_heads else "all heads"
     table = Table(
-        shown,
+        lesson.heads_mean,
         att.tokens,
         att.tokens,
         name=f"Layer {layer}, mean of {names}",
@@ -207,7 +253,7 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         row_title="query",
         col_title="key",
     )
-    show_figure(fig, "rm_head_view", table=table, focus_row=query)
+    show_figure(fig, "rm_head_view", table=table, focus_row=lesson.focus)
     st.markdown(
         "Each line joins a token on the left (the **query**, doing the looking) to a token on the right "
         "(the **key**, being looked at). The darker the line, the larger the attention weight; every "
@@ -215,26 +261,25 @@ def head_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         "sends all its attention to one place draws one dark line. The table under the chart holds the "
         "mean of the chosen heads."
     )
-    if hide_special:
+    if c.hide:
         st.caption(
             "Lines to and from [CLS] and [SEP] are hidden, not renormalised: the remaining lines keep the "
             "model's own weights, so a row's visible lines may add up to less than 1."
         )
 
 
-def _sinks(att: models.ModelAttention) -> str:
+def sinks_text(lesson: views.ModelLesson) -> str:
     """What the model's heads do with [CLS] and [SEP] on this input, counted from its attentions."""
-    n = att.n_layers * att.n_heads
-    cls, sep = views.sink_heads(att.attentions, 0), views.sink_heads(att.attentions, att.T - 1)
+    share = f"{views.SINK_SHARE:.0%}".replace("50%", "half")
     return (
-        f"On this input, {cls} of the {n} heads put more than half of their attention (averaged over the "
-        f"query tokens) on [CLS], and {sep} on the final [SEP]. Such a “sink” is where a head puts its weight "
-        "when nothing in the sentence is what it looks for."
+        f"On this input, {lesson.sinks_cls} of the {lesson.n_heads_total} heads put more than {share} of their "
+        f"attention (averaged over the query tokens) on [CLS], and {lesson.sinks_sep} on the final [SEP]. Such a "
+        "“sink” is where a head puts its weight when nothing in the sentence is what it looks for."
     )
 
 
-def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
-    head = _head_picker(pickers[1], att.n_heads)
+def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
+    layer, head = lesson.layer, lesson.head
     grid = mf.thumbnail_grid(
         att.attentions,
         title="Model view: every head, layers (rows) × heads (columns)",
@@ -242,26 +287,22 @@ def model_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
         col_names=[f"h{h}" for h in range(att.n_heads)],
         selected=(layer, head),
     )
-    table = head_table(views.attention_to(att.attentions, 0), "Share of each head's attention on [CLS]")
+    table = head_table(lesson.on_cls, "Share of each head's attention on [CLS]")
     show_figure(grid, "rm_model_view", table=table)
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
         f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
         "token, some spread their attention over the whole sentence. "
-        + _sinks(att)
+        + sinks_text(lesson)
         + " The table under the chart gives each head's share on [CLS]."
     )
     title = f"Layer {layer}, head {head}: attention weights"
-    show_attention("rm_model_big", att.attentions[layer, head], att.tokens, title=title, builder=BIG, width_px=FULL)
+    show_attention("rm_model_big", lesson.weights, att.tokens, title=title, builder=BIG, width_px=FULL)
 
 
-def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
-    head = _head_picker(pickers[1], att.n_heads)
-    with pickers[2]:
-        st.session_state[K("query")] = clamp_index(STATE.value("query"), att.T, min(1, att.T - 1))
-        query = st.selectbox("Query token", range(att.T), key=K("query"), format_func=_token_name(att.tokens), **KEEP)
-    nv = views.neuron_view(att.queries, att.keys, layer, head, query)
+def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
+    nv, layer, head, query = lesson.neuron, lesson.layer, lesson.head, lesson.query
     figs = mf.neuron_figures(nv, att.tokens, layer=layer, head=head)
     dims = fg.dim_labels(nv.d_k)
     token = att.tokens[query]
@@ -304,23 +345,20 @@ def neuron_view(att: models.ModelAttention, layer: int, pickers: list) -> None:
     st.caption(f"Token {query} is “{md_escape(token)}”; it attends most to token {j}, “{md_escape(att.tokens[j])}”.")
 
 
-def summaries(att: models.ModelAttention, layer: int) -> None:
-    means = views.head_mean(att.attentions)  # (L, T, T)
-    rolled = views.rollout(att.attentions)  # (L, T, T)
-    names = [f"layer {i}" for i in range(att.n_layers)]
+def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
+    layer, names = lesson.layer, [f"layer {i}" for i in range(att.n_layers)]
     grid = mf.thumbnail_grid(
-        np.stack([means, rolled]),
+        np.stack([lesson.means, lesson.rolled]),
         title="Per layer: the mean over heads, and the rollout up to that layer",
         row_names=["mean", "rollout"],
         col_names=names,
         selected=(0, layer),
     )
-    on_cls = np.stack([means[:, :, 0].mean(axis=1), rolled[:, :, 0].mean(axis=1)])  # (2, L)
     show_figure(
         grid,
         "rm_means",
         table=Table(
-            on_cls,
+            lesson.summary_on_cls,
             ["mean", "rollout"],
             names,
             name="Share on [CLS] per layer",
@@ -338,8 +376,8 @@ def summaries(att: models.ModelAttention, layer: int) -> None:
     )
     _weights_side_by_side(
         att,
-        ("rm_mean_big", means[layer], f"Layer {layer}: mean over heads"),
-        ("rm_rollout_big", rolled[layer], f"Rollout through layer {layer}"),
+        ("rm_mean_big", lesson.means[layer], f"Layer {layer}: mean over heads"),
+        ("rm_rollout_big", lesson.rolled[layer], f"Rollout through layer {layer}"),
     )
 
 
@@ -350,47 +388,50 @@ def _weights_side_by_side(att: models.ModelAttention, *charts: tuple[str, np.nda
             show_attention(key, weights, att.tokens, title=title, builder=BIG)
 
 
-def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, pickers: list) -> None:
-    head = _head_picker(pickers[1], att.n_heads)
-    real = models.real_head(att, models.head_weights(loaded, layer, head), layer, head)
-    steps = models.reproduce(real)
-    err = models.reproduction_error(real, steps)
+def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, head: int) -> None:
+    real = models.real_lesson(loaded, att, layer, head)  # the model's settings: scaled, no x100, no mask
+    steps, x, d_k = real.lesson.steps, real.lesson.source.x, real.lesson.source.weights.d_k
     st.markdown(
         f"The model's own weights for layer {layer}, head {head} go into the same `attention_steps` "
         "function the other pages use: x is the layer's input, W_q, W_k, W_v and their biases are this "
-        f"head's slice of the layer, and the scores are divided by √{real.weights.d_k}. "
+        f"head's slice of the layer, and the scores are divided by √{d_k}. "
         "The result matches the model's attention up to rounding:"
     )
-    st.metric("max |Δ| between attn_core and the model", f"{err:.1e}")
+    st.metric("max |Δ| between attn_core and the model", f"{real.max_abs_error:.1e}")
     st.latex(
-        rf"\mathrm{{softmax}}\!\left(\frac{{(XW_q+b_q)(XW_k+b_k)^\top}}{{\sqrt{{{real.weights.d_k}}}}}\right),"
-        rf"\quad X \in \mathbb{{R}}^{{{real.x.shape[0]}\times{real.x.shape[1]}}},\ "
-        rf"\frac{{1}}{{\sqrt{{{real.weights.d_k}}}}} = {steps.factor:.4f}"
+        rf"\mathrm{{softmax}}\!\left(\frac{{(XW_q+b_q)(XW_k+b_k)^\top}}{{\sqrt{{{d_k}}}}}\right),"
+        rf"\quad X \in \mathbb{{R}}^{{{x.shape[0]}\times{x.shape[1]}}},\ "
+        rf"\frac{{1}}{{\sqrt{{{d_k}}}}} = {steps.factor:.4f}"
     )
     _weights_side_by_side(
         att,
         ("rm_repro_ours", steps.weights, "attn_core, float64"),
-        ("rm_repro_model", real.model_weights, "The model's own attention"),
+        ("rm_repro_model", att.attentions[layer, head].astype(np.float64), "The model's own attention"),
     )
 
 
-def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
-    """Predict, then reveal: where does "it" look in each animal sentence, in this layer and head?"""
+def it_questions(loaded: models.LoadedModel, layer: int, head: int) -> list[quiz.Question]:
+    """Predict, then reveal: where does "it" look in each animal sentence, in this layer and head?
+    Made from the model's own attention rows."""
     rows = _it_rows(loaded, loaded.name, layer, head)
-    st.markdown(f"**Predict first: where does “it” look?** Layer {layer}, head {head}, each sentence on its own.")
-    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
-        tokens, row = rows[label]["tokens"], rows[label]["row"]
+    return [
+        quiz.Question(
+            key=f"rm_quiz_{label}",
+            prompt=f"Layer {layer}, head {head}. In “{text}”, which token does “it” give the most weight?",
+            options=tuple(f"{n}: {t}" for n, t in enumerate(rows[label]["tokens"])),
+            answer=int(np.argmax(rows[label]["row"])),
+            value=float(rows[label]["row"].max()),
+            value_label="its weight",
+        )
+        for label, text in (("tired", TIRED), ("congested", CONGESTED))
+    ]
+
+
+def predict_it(questions: list[quiz.Question]) -> None:
+    st.markdown("**Predict first: where does “it” look?** Each sentence on its own.")
+    for q in questions:
         with st.container(border=True):
-            quiz.ask(
-                quiz.Question(
-                    key=f"rm_quiz_{label}",
-                    prompt=f"In “{text}”, which token does “it” give the most weight?",
-                    options=tuple(f"{n}: {t}" for n, t in enumerate(tokens)),
-                    answer=int(np.argmax(row)),
-                    value=float(row.max()),
-                    value_label="its weight",
-                )
-            )
+            quiz.ask(q)
     quiz.score_line()
 
 
@@ -399,9 +440,10 @@ def predict_it(loaded: models.LoadedModel, layer: int, head: int) -> None:
 STATE.start()
 st.title("Real model: the attention heads of BERT")
 present.intro(
-    "The other pages use small random weights (Step by step can also borrow one real head). Here every "
-    "weight comes from a trained model, all-MiniLM-L6-v2 (a small BERT with 6 layers of 12 heads), which "
-    "runs on this computer with no network. Type one or two sentences and look at its heads from several angles."
+    "Most pages use small random weights, so that every number stays easy to follow. Here every weight "
+    "comes from a trained model, all-MiniLM-L6-v2, a small BERT that runs on this computer with no network "
+    "(Step by step can borrow one of its heads, and the Decoder page shows a trained model of our own). Type "
+    "one or two sentences and look at its heads from several angles."
 )
 
 name = st.selectbox(
@@ -411,7 +453,7 @@ name = st.selectbox(
     format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
 )
 text_a, text_b = _sentences()
-view_key = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
+view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
 predict = st.toggle(
     "Predict first",
     key=K("predict"),
@@ -420,40 +462,72 @@ predict = st.toggle(
 pickers = st.columns(3)
 with pickers[0]:
     layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
-STATE.sync()
 
+# The model and its run on this input; what goes wrong is said below the view's own inputs.
+problem_text, att = None, None
 loaded, problem = try_load(name)
 if problem and name != models.DEFAULT_MODEL:
     st.error(f"{md_escape(problem)} Showing the embedded model instead.")
     loaded, problem = try_load(models.DEFAULT_MODEL)
 if loaded is None:
-    st.error(
+    problem_text = (
         f"The real model is not available: {md_escape(problem or 'unknown error')} "
         "The other pages do not need it and keep working."
     )
+elif not text_a.strip():
+    problem_text = "Type a sentence A above (it is empty), or pick an example, to see the model's attention."
+else:
+    try:
+        att = _attend(loaded, loaded.name, loaded.source, text_a, text_b if text_b.strip() else None)
+    except ValueError as err:
+        problem_text = md_escape(str(err))
+    except Exception as err:
+        log.exception("the model failed on this input")
+        problem_text = f"The model failed on this input ({type(err).__name__}); try a shorter text."
+
+n_heads = loaded.n_heads if loaded is not None else HEADS
+has_b = att.sentence_b_start is not None if att is not None else bool(text_b.strip())
+controls = view_controls(view, pickers, None if att is None else list(att.tokens), n_heads, has_b)
+lesson = None
+if att is not None:
+    lesson = views.model_lesson(
+        att.attentions,
+        att.queries,
+        att.keys,
+        view,
+        layer=layer,
+        head=controls.head,
+        heads=controls.heads,
+        focus=controls.focus,
+        query=controls.query,
+    )
+    STATE.sync({"focus": lesson.focus, "query": lesson.query})
+else:
+    STATE.sync()
+
+if problem_text is not None:
+    (st.info if loaded is not None and not text_a.strip() else st.error)(problem_text)
     st.stop()
+
 st.caption(
     f"Model {md_escape(loaded.name)}: {loaded.n_layers} layers × {loaded.n_heads} heads, d_model = {loaded.d_model}, "
     f"d_k = {loaded.d_k}. Running on **{models.device_label(loaded)}**."
 )
 if loaded.fallback:
     st.warning(md_escape(loaded.fallback))
+# The question's head: the view's own head, or in the head view the first head chosen.
+questions = []
+if predict:
+    q_head = lesson.head if view != "head" else (lesson.heads[0] if lesson.heads else 0)
+    questions = it_questions(loaded, lesson.layer, q_head)
 if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
-    st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
-
-if not text_a.strip():
-    st.info("Type a sentence A above (it is empty), or pick an example, to see the model's attention.")
-    st.stop()
-sentence_b = text_b if text_b.strip() else None
-try:
-    att = _attend(loaded, loaded.name, loaded.source, text_a, sentence_b)
-except ValueError as err:
-    st.error(md_escape(str(err)))
-    st.stop()
-except Exception as err:
-    log.exception("the model failed on this input")
-    st.error(f"The model failed on this input ({type(err).__name__}); try a shorter text.")
-    st.stop()
+    if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
+        st.caption(
+            f"Layer {IT_HEAD[0]}, head {IT_HEAD[1]} is a good head to try for “it”; its numbers stay hidden "
+            "until you have revealed your predictions below."
+        )
+    else:
+        st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
 if att.fallback:
     st.warning(md_escape(att.fallback))
 if att.truncated:
@@ -474,7 +548,7 @@ st.download_button(
     icon=":material/download:",
     data=lambda: tables.to_npz(
         {"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
-        {"model": loaded.name, "sentence_a": text_a, "sentence_b": sentence_b},
+        {"model": loaded.name, "sentence_a": text_a, "sentence_b": text_b if text_b.strip() else None},
     ),
     file_name="attentions.npz",
     mime="application/octet-stream",
@@ -482,17 +556,15 @@ st.download_button(
     key="rm_npz",
 )
 
-layer = min(layer, att.n_layers - 1)
-if predict:
-    predict_it(loaded, min(layer, loaded.n_layers - 1), min(STATE.value("head"), loaded.n_heads - 1))
-view = VIEW_NAMES[view_key]
-if view == "Head view":
-    head_view(att, layer, pickers)
-elif view == "Model view":
-    model_view(att, layer, pickers)
-elif view == "Neuron view":
-    neuron_view(att, layer, pickers)
-elif view == "Summaries":
-    summaries(att, layer)
+if questions:
+    predict_it(questions)
+if view == "head":
+    head_view(att, lesson, controls)
+elif view == "model":
+    model_view(att, lesson)
+elif view == "neuron":
+    neuron_view(att, lesson)
+elif view == "summaries":
+    summaries(att, lesson)
 else:
-    reproduce(loaded, att, layer, pickers)
+    reproduce(loaded, att, lesson.layer, lesson.head)

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from attn_core import models
 from tests.figdata import decode, figure_by_title, figures, z_matrix
+from ui.common import md_escape
 
 pytestmark = pytest.mark.model
 
@@ -171,6 +172,54 @@ def test_empty_text_shows_a_hint_and_no_charts():
     assert not figures(at)
 
 
+def _inputs(at: AppTest) -> set[str]:
+    """The page's own widgets (a chart's table switch goes with its chart, a quiz with its question)."""
+    kinds = ("text_area", "toggle", "slider", "selectbox", "multiselect", "radio", "checkbox")
+    return {w.key for kind in kinds for w in getattr(at, kind) if w.key and not w.key.endswith("_table")}
+
+
+@pytest.mark.parametrize("view", ["head", "model", "neuron", "summaries", "reproduce"])
+def test_an_empty_sentence_hides_no_other_input(view):
+    """Clearing sentence A (to type a new one) shows its message, and every input of the view
+    stays on the page, disabled where it needs the sentence's tokens; typing again restores them."""
+    at = _page()
+    at.session_state["rm_a"], at.session_state["rm_b"] = TIRED, "It was late."
+    at.session_state["rm_view"] = view
+    _run(at)
+    keys = _inputs(at)
+    at.text_area(key="rm_a").set_value("")
+    _run(at)
+    assert any("empty" in i.value for i in at.info)
+    assert not figures(at)
+    assert _inputs(at) == keys
+    token_pickers = {"head": ["rm_focus"], "neuron": ["rm_query"]}.get(view, [])
+    for key in token_pickers:
+        assert at.selectbox(key=key).disabled
+    at.text_area(key="rm_a").set_value(CONGESTED)
+    _run(at)
+    assert _inputs(at) == keys and figures(at)
+    for key in token_pickers:
+        assert not at.selectbox(key=key).disabled
+
+
+def test_link_values_are_clamped_before_they_are_written_back():
+    """A link made for a longer input (focus token 999, query 500, head 40, heads 3 and 99) opens
+    on this input clamped, and the address bar says so on the very first run."""
+    at = _page()
+    at.query_params.update({"focus": "999", "head": "40", "heads": "3,99", "layer": "9"})
+    _run(at)
+    T = len(at.selectbox(key="rm_focus").options) - 1  # [None, 0 .. T-1]
+    assert at.selectbox(key="rm_focus").value == T - 1
+    assert at.query_params["focus"] == str(T - 1)
+    assert at.query_params["layer"] == "5" and at.selectbox(key="rm_layer").value == 5
+    assert at.multiselect(key="rm_heads").value == [3, 11]
+    at2 = _page()
+    at2.query_params.update({"view": "neuron", "query": "500"})
+    _run(at2)
+    T = len(at2.selectbox(key="rm_query").options)
+    assert at2.selectbox(key="rm_query").value == T - 1 and at2.query_params["query"] == str(T - 1)
+
+
 def test_long_input_is_truncated_and_stays_light():
     at = _page()
     at.session_state["rm_a"] = "the cat sat on the mat and the dog ran to its bed. " * 60
@@ -247,3 +296,23 @@ def test_the_sink_sentence_counts_the_models_heads(loaded):
     assert f"{int((on_cls > 0.5).sum())} of the 72 heads put more than half" in text
     assert f"on [CLS], and {int((on_sep > 0.5).sum())} on the final [SEP]" in text
     assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
+
+
+def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):
+    """With "Predict first" on, the two "it" questions are about the view's own layer and head,
+    their answers are the model's argmax and weight, and the it-head caption keeps its numbers
+    back until both answers are revealed."""
+    at = _page()
+    at.query_params.update({"view": "model", "layer": "3", "head": "1", "predict": "1"})
+    _run(at)
+    assert not any("puts" in c.value and "layer 3, head 1" in c.value for c in at.caption)
+    assert any("stay hidden" in c.value or "stays hidden" in c.value for c in at.caption)
+    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
+        att = models.extract_attentions(loaded, text)
+        row = att.attentions[3, 1, att.tokens.index("it")].astype(np.float64)
+        at.button(key=f"rm_quiz_{label}_reveal").click()
+        _run(at)
+        shown = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
+        assert md_escape(f"{row.argmax()}: {att.tokens[row.argmax()]}") in shown
+        assert f"{row.max():.3f}" in shown
+    assert any("puts" in c.value and "layer 3, head 1" in c.value for c in at.caption)
