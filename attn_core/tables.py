@@ -57,6 +57,8 @@ def head_table(values: np.ndarray, name: str, *, first_layer: int = 0) -> Table:
     """One number per head, values (L, H): rows "layer l", columns "head h" (layers counted
     from ``first_layer``: 0 as bertviz does for BERT, 1 for our decoder)."""
     values = np.asarray(values)
+    if values.ndim != 2:
+        raise ValueError(f"values must have shape (L, H), one number per layer and head, got {values.shape}")
     L, H = values.shape
     rows = [f"layer {layer + first_layer}" for layer in range(L)]
     return Table(values, rows, [f"head {h}" for h in range(H)], name=name, row_title="layer", col_title="head")
@@ -73,6 +75,18 @@ def _n(value: float) -> str:
     if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-3):
         return f"{value:.2e}".replace("-", "−")
     return f"{value:.2f}".replace("-", "−")
+
+
+def _at(title: str, index: int, label: str) -> str:
+    """Where a row or column is: "query 3 “the”", or just "layer 2" when the label already
+    names it by its title (a head table's rows and columns)."""
+    if label.startswith(f"{title} "):
+        return label
+    return f"{title} {index} {_q(label)}"
+
+
+def _first_up(text: str) -> str:
+    return text[:1].upper() + text[1:]  # not str.capitalize, which lowercases the token after it
 
 
 def describe(table: Table, focus_row: int | None = None) -> str:
@@ -98,8 +112,9 @@ def describe(table: Table, focus_row: int | None = None) -> str:
             row = int(np.argmax(np.where(choosing, tops, -np.inf))) if choosing.any() else int(np.argmax(tops))
         col = int(np.argmax(np.where(finite[row], v[row], -np.inf)))
         return (
-            f"{head} ({table.row_title} by {table.col_title}). {table.row_title.capitalize()} {row} "
-            f"{_q(table.rows[row])} puts most weight on {table.col_title} {col} {_q(table.cols[col])} "
+            f"{head} ({table.row_title} by {table.col_title}). "
+            f"{_first_up(_at(table.row_title, row, table.rows[row]))} puts most weight on "
+            f"{_at(table.col_title, col, table.cols[col])} "
             f"({_n(v[row, col])}); averaged over the rows, a row's largest weight is {_n(float(np.mean(tops)))}."
             f"{masked_text}"
         )
@@ -126,7 +141,7 @@ def describe(table: Table, focus_row: int | None = None) -> str:
     i, j = np.unravel_index(np.nanargmax(np.abs(flat)), v.shape)
     return (
         f"{head}, values from {_n(np.nanmin(flat))} to {_n(np.nanmax(flat))}. The largest in size is at "
-        f"{table.row_title} {i} {_q(table.rows[i])}, {table.col_title} {j} {_q(table.cols[j])} ({_n(v[i, j])})."
+        f"{_at(table.row_title, i, table.rows[i])}, {_at(table.col_title, j, table.cols[j])} ({_n(v[i, j])})."
         + masked_text
     )
 
@@ -145,7 +160,8 @@ def to_csv(table: Table) -> str:
     """The table as CSV: a header of column labels, then one row per row label. Numbers are
     written with repr, so they parse back to exactly the same float64 (-inf for masked)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    # "\r\n", as RFC 4180 has it: the writer then quotes any label holding a bare "\r" too.
+    writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow([f"{table.row_title} \\ {table.col_title}", *map(_csv_cell, table.cols)])
     for label, row in zip(table.rows, np.asarray(table.values, dtype=np.float64), strict=True):
         writer.writerow([_csv_cell(label), *(repr(float(x)) for x in row)])
@@ -161,6 +177,8 @@ def to_npy(table: Table) -> bytes:
 
 def to_npz(arrays: dict[str, np.ndarray], settings: dict) -> bytes:
     """Several named arrays in one .npz, with the settings as a JSON string under "settings"."""
+    if "settings" in arrays:
+        raise ValueError('"settings" is the name of the settings entry; give the array another name')
     out = io.BytesIO()
     plain = {name: np.asarray(a) for name, a in arrays.items()}
     np.savez(out, settings=np.array(json.dumps(settings, sort_keys=True)), **plain)

@@ -61,42 +61,88 @@ def test_cross_lesson_equals_sdpa(swap):
     assert lesson.steps.weights.shape == (len(q_tokens), len(kv_tokens))
 
 
-def test_mask_study_runs_equal_sdpa_with_each_mask():
-    study = lessons.mask_study(SENTENCE, radius=1, dilation=3, seed=2)
-    T = len(SENTENCE)
-    x = ac.embed(list(SENTENCE), 16, seed=2)
-    w = ac.init_weights(16, 4, seed=2)
+def _kept_by_counting(kind: str, T: int, radius: int, dilation: int) -> int:
+    """Scores a mask keeps at length T, counted key by key from its definition (no matrix)."""
+    if kind == "global":
+        return T * T
+    if kind == "causal":
+        return sum(i + 1 for i in range(T))  # query i sees keys 0..i
+    if kind == "window":
+        return sum(min(i + radius, T - 1) - max(i - radius, 0) + 1 for i in range(T))
+    # dilated: keys i + m * dilation for m in -radius..radius that lie inside the sentence
+    return sum(1 for i in range(T) for m in range(-radius, radius + 1) if 0 <= i + m * dilation < T)
+
+
+MASKS_TOKENS = tuple(ac.tokenize("The animal didn't cross the street because it was too tired and it slept."))
+
+
+@pytest.mark.parametrize(
+    ("tokens", "radius", "dilation", "seed"),
+    [
+        (SENTENCE, 1, 3, 2),
+        (tuple(ac.tokenize("The cat sat on the mat.")), 2, 2, 0),  # the masks page's defaults
+        (tuple(ac.tokenize("The cat sat on the mat.")), 2, 2, 11),
+        (MASKS_TOKENS, 0, 1, 0),
+        (MASKS_TOKENS, 3, 2, 0),
+        (MASKS_TOKENS, 8, 4, 0),
+    ],
+)
+def test_mask_study_runs_equal_sdpa_with_each_mask(tokens, radius, dilation, seed):
+    study = lessons.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
+    T = len(tokens)
+    x = ac.embed(list(tokens), 16, seed=seed)
+    w = ac.init_weights(16, 4, seed=seed)
     q, k, v = _t(x @ w.w_q), _t(x @ w.w_k), _t(x @ w.w_v)
     offsets = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))
     allowed = {
         "global": np.ones((T, T), bool),
         "causal": np.tril(np.ones((T, T), bool)),
-        "window": offsets <= 1,
-        "dilated": (offsets % 3 == 0) & (offsets <= 3),
+        "window": offsets <= radius,
+        "dilated": (offsets % dilation == 0) & (offsets <= radius * dilation),
     }
+    assert study.tokens == tokens
     assert [kind for kind, _ in study.runs] == list(ex.MASK_KINDS)
+    scaled = (x @ w.w_q) @ (x @ w.w_k).T / 2.0  # sqrt(d_k = 4)
     for kind, mask in allowed.items():
+        steps = study.steps(kind)
+        shown = np.ones((T, T), bool) if steps.mask is None else steps.mask  # what the page draws
+        np.testing.assert_array_equal(shown, mask, err_msg=kind)
+        e = np.where(mask, np.exp(scaled - scaled.max(axis=1, keepdims=True)), 0.0)
+        np.testing.assert_allclose(steps.weights, e / e.sum(axis=1, keepdims=True), atol=1e-12, err_msg=kind)
         expected = F.scaled_dot_product_attention(q, k, v, attn_mask=_t(mask)).numpy()
-        np.testing.assert_allclose(study.steps(kind).output, expected, atol=1e-12, err_msg=kind)
+        np.testing.assert_allclose(steps.output, expected, atol=1e-12, err_msg=kind)
         assert study.kept[kind] == int(mask.sum())
         np.testing.assert_array_equal(
             study.counts[kind][study.T_values == 8],
-            [int(ex.make_mask(kind, 8, radius=1, dilation=3).sum()) if kind != "global" else 64],
+            [int(ex.make_mask(kind, 8, radius=radius, dilation=dilation).sum()) if kind != "global" else 64],
         )
+        counted = [_kept_by_counting(kind, int(n), radius, dilation) for n in study.T_values]
+        np.testing.assert_array_equal(study.counts[kind], counted, err_msg=kind)
+    np.testing.assert_array_equal(study.T_values, [8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512])
+    np.testing.assert_array_equal(study.counts["global"], study.T_values.astype(np.int64) ** 2)
     np.testing.assert_array_equal(study.memory, 4 * study.T_values.astype(np.int64) ** 2)
 
 
-def test_mask_study_other_scores_by_their_formulas():
-    study = lessons.mask_study(SENTENCE, seed=4)
-    x = ac.embed(list(SENTENCE), 16, seed=4)
-    w = ac.init_weights(16, 4, seed=4)
-    v_a = ex.init_v_a(4, seed=4)
-    T = len(SENTENCE)
+@pytest.mark.parametrize(
+    ("tokens", "seed"), [(SENTENCE, 4), (tuple(ac.tokenize("The cat sat on the mat.")), 0), (SENTENCE, 11)]
+)
+def test_mask_study_other_scores_by_their_formulas(tokens, seed):
+    study = lessons.mask_study(tokens, seed=seed)
+    x = ac.embed(list(tokens), 16, seed=seed)
+    w = ac.init_weights(16, 4, seed=seed)
+    v_a = ex.init_v_a(4, seed=seed)
+    T = len(tokens)
     additive = np.array([[np.tanh(x[i] @ w.w_q + x[j] @ w.w_k) @ v_a for j in range(T)] for i in range(T)])
     np.testing.assert_allclose(study.additive, additive, atol=1e-12)
-    np.testing.assert_allclose(study.dot, (x @ w.w_q) @ (x @ w.w_k).T / 2.0, atol=1e-12)
+    q, k = x @ w.w_q, x @ w.w_k
+    np.testing.assert_allclose(study.dot, q @ k.T / 2.0, atol=1e-12)
     np.testing.assert_allclose(study.w_qk, w.w_q @ w.w_k.T)
+    assert (study.d_model, study.d_k) == (16, 4)
+    # The same scores through the bilinear form, pair by pair: x_i W_q W_k^T x_j^T.
+    bilinear = np.array([[x[i] @ study.w_qk @ x[j] for j in range(T)] for i in range(T)])
+    np.testing.assert_allclose(bilinear, q @ k.T, atol=1e-12)
     assert study.bilinear_diff < 1e-12
+    assert study.bilinear_diff == pytest.approx(np.max(np.abs(x @ (w.w_q @ w.w_k.T) @ x.T - q @ k.T)), abs=1e-15)
     top = np.mean(additive.argmax(axis=1) == study.dot.argmax(axis=1))
     assert study.top_agree == pytest.approx(top) and study.top_agree_chance == pytest.approx(1 / T)
 
@@ -130,3 +176,66 @@ def test_softmax_lab_parts_and_jacobian():
     w = lab.saturation.winner
     assert np.abs(lab.saturation.scaled_jacobian).max() < 0.01 * np.abs(lab.saturation.jacobian).max()
     assert lab.saturation.scaled_jacobian[w, w] < 1e-3 < lab.saturation.jacobian[w, w]
+
+
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def _bits(p: np.ndarray) -> float:
+    return float(-sum(x * np.log2(x) for x in p if x > 0))
+
+
+@pytest.mark.parametrize(("seed", "multiplier"), [(0, 100.0), (7, 0.1), (3, 2.0), (42, 100.0)])
+def test_softmax_lab_saturation_by_its_formulas(seed, multiplier):
+    lab = lessons.softmax_lab(n_scores=8, seed=seed, multiplier=multiplier)
+    sat = lab.saturation
+    np.testing.assert_array_equal(lab.scores, ex.random_scores(8, seed=seed))
+    np.testing.assert_array_equal(sat.scores, lab.scores)
+    assert sat.multiplier == multiplier
+    np.testing.assert_allclose(sat.weights, _softmax(lab.scores), rtol=1e-12)
+    np.testing.assert_allclose(sat.scaled, lab.scores * multiplier, rtol=1e-15)
+    np.testing.assert_allclose(sat.scaled_weights, _softmax(lab.scores * multiplier), rtol=1e-12, atol=1e-300)
+    assert sat.entropy == pytest.approx(_bits(_softmax(lab.scores)), abs=1e-12)
+    assert sat.scaled_entropy == pytest.approx(_bits(_softmax(lab.scores * multiplier)), abs=1e-12)
+    assert sat.winner == int(np.argmax(lab.scores))
+
+
+@pytest.mark.parametrize(("T", "dk_seed"), [(8, 0), (2, 5), (64, 1)])
+def test_softmax_lab_dk_study_for_each_T_and_seed(T, dk_seed):
+    """The study is the d_k experiment for these T and seed (not a cached one for others), and
+    shows what the page says: Var(q.k) grows like d_k, dividing by sqrt(d_k) keeps it near 1."""
+    lab = lessons.softmax_lab(T=T, dk_seed=dk_seed)
+    study = lab.study
+    direct = ex.dk_study(list(lessons.DK_STEPS), T=T, seed=dk_seed)
+    np.testing.assert_array_equal(study.d_k, lessons.DK_STEPS)
+    assert study.d_k[0] == 1 and study.d_k[-1] == 512 and np.all(np.diff(study.d_k) > 0)
+    for name in ("var_unscaled", "var_scaled", "entropy_unscaled", "entropy_scaled"):
+        np.testing.assert_allclose(getattr(study, name), getattr(direct, name), rtol=1e-12, err_msg=name)
+    assert study.T == T
+    assert lab.max_entropy == pytest.approx(np.log2(T))
+    np.testing.assert_allclose(study.var_unscaled / study.d_k, 1.0, atol=0.15)  # Var(q.k) = d_k
+    np.testing.assert_allclose(study.var_scaled, study.var_unscaled / study.d_k, rtol=1e-9)
+    assert study.var_unscaled[-1] > 100 * study.var_unscaled[0]
+    assert np.all(np.abs(study.var_scaled - 1) < 0.2)
+    assert np.all(np.diff(study.entropy_unscaled) < 0) and study.entropy_unscaled[-1] < 0.1 * np.log2(T)
+    assert np.all(study.entropy_scaled <= np.log2(T)) and np.all(study.entropy_scaled > 0.7 * np.log2(T))
+
+
+@pytest.mark.parametrize(("index", "delta"), [(0, 3.0), (5, 20.0), (7, -10.0), (2, 0.0), (2, -4.0)])
+def test_softmax_lab_competition_by_its_formulas(index, delta):
+    lab = lessons.softmax_lab(seed=0, index=index, delta=delta)
+    comp = lab.competition
+    scores = ex.random_scores(8, seed=0)
+    raised = scores.copy()
+    raised[index] += delta
+    np.testing.assert_array_equal(comp.scores, scores)
+    np.testing.assert_array_equal(comp.raised, raised)
+    assert (comp.index, comp.delta) == (index, delta)
+    np.testing.assert_allclose(comp.softmax_before, _softmax(scores), rtol=1e-12)
+    np.testing.assert_allclose(comp.softmax_after, _softmax(raised), rtol=1e-12)
+    np.testing.assert_allclose(comp.sigmoid_before, 1 / (1 + np.exp(-scores)), rtol=1e-12)
+    np.testing.assert_allclose(comp.sigmoid_after, 1 / (1 + np.exp(-raised)), rtol=1e-12)
+    assert comp.softmax_sum == pytest.approx(1.0, abs=1e-12)
+    assert comp.sigmoid_sum == pytest.approx(float(np.sum(1 / (1 + np.exp(-raised)))), rel=1e-12)
