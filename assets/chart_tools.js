@@ -1,6 +1,6 @@
 // Chart tools, mounted once per run by app.py (st.components.v2, no iframe). For every
 // Plotly chart on the page:
-// - its one-sentence description (layout.meta.description, computed on the server from the
+// - its one-sentence description (layout.meta, a string computed on the server from the
 //   chart's numbers) becomes the accessible name of the drawing: role="img" and aria-label
 //   on the chart's main <svg>, so a screen reader says what the chart shows;
 // - the mode bar's buttons can be reached with Tab and pressed with Enter or Space, and the
@@ -21,7 +21,8 @@ export default function () {
 
   const label = (plot) => {
     const svg = plot.querySelector('svg.main-svg');
-    const text = plot.layout && plot.layout.meta && plot.layout.meta.description;
+    const meta = plot.layout && plot.layout.meta;
+    const text = typeof meta === 'string' ? meta : null;
     if (!svg) return;
     if (text) {
       if (svg.getAttribute('aria-label') !== text) svg.setAttribute('aria-label', text);

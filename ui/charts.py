@@ -86,7 +86,7 @@ def show_figure(fig: go.Figure, key: str, *, table: Table | None = None, focus_r
     """A chart, drawn once per change (see browser_figure), with what a student can do with it.
 
     With a ``table`` (the chart's own numbers): its one-sentence description becomes the
-    chart's accessible name (assets/chart_tools.js reads layout.meta.description), a "Show as
+    chart's accessible name (assets/chart_tools.js reads layout.meta), a "Show as
     table" switch shows the numbers with their token labels, and CSV and .npy downloads give
     the exact matrix. The chart's toolbar saves it as PNG or SVG either way. In presenter mode
     every font, margin and cell is drawn larger.
@@ -129,7 +129,11 @@ def _scale() -> float:
 def _ready(fig: go.Figure, table: Table | None, focus_row: int | None, scale: float) -> go.Figure:
     """``fig`` with its table's description as its accessible name, converted by browser_figure."""
     if table is not None:
-        fig._layout["meta"] = {"description": tables.describe(table, focus_row)}
+        # A plain string, not {"description": ...}: Plotly's react() compares an object-valued
+        # layout.meta by reference, so after mounting, when Streamlit hands the chart its measured
+        # width in a copied layout, Plotly redrew every chart from scratch (twice per change;
+        # tests/browser/test_redraw.py counts the draws).
+        fig._layout["meta"] = tables.describe(table, focus_row)
     return browser_figure(fig, scale=scale)
 
 

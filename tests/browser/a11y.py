@@ -64,7 +64,7 @@ def report(violations: list[dict], max_nodes: int = 4) -> str:
 
 
 # Every chart's main <svg> (the first one in each chart): its role and accessible name, and
-# the description the server computed (layout.meta.description).
+# the description the server computed (layout.meta, a string).
 CHART_NAMES_JS = """
 () => Array.from(document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot")).map(plot => {
   const svg = plot.querySelector('svg.main-svg');
@@ -73,7 +73,7 @@ CHART_NAMES_JS = """
     title: plot._fullLayout && plot._fullLayout.title ? plot._fullLayout.title.text : '',
     role: svg ? svg.getAttribute('role') : null,
     label: svg ? svg.getAttribute('aria-label') : null,
-    description: layout.meta && layout.meta.description ? layout.meta.description : null,
+    description: typeof layout.meta === 'string' ? layout.meta : null,
   };
 })
 """
