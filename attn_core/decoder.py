@@ -31,6 +31,7 @@ from .engine import Weights, _rng_for, attention_steps, positional_encoding, sof
 from .walkthrough import Lesson, Source, lesson
 
 __all__ = [
+    "INDUCTION_THRESHOLD",
     "MAX_TOKENS",
     "UNK",
     "VOCAB",
@@ -48,6 +49,7 @@ __all__ = [
     "head_lesson",
     "head_source",
     "head_weights",
+    "induction_heads",
     "induction_scores",
     "load_decoder",
     "load_training",
@@ -60,6 +62,7 @@ __all__ = [
 UNK = "<unk>"
 MAX_TOKENS = 64  # the training length; sinusoidal positions beyond it were never seen
 TOP_K = 5
+INDUCTION_THRESHOLD = 0.5  # a head counts as an induction head once its induction score passes this
 
 # 100 common English words (lowercase, no two alike) after <unk>, so tokens read as words.
 VOCAB: tuple[str, ...] = (
@@ -114,7 +117,7 @@ class DecoderWeights:
 class Decoder:
     """The vocabulary, the training config (config.json) and the weights."""
 
-    vocab: tuple[str, ...]  # V words, vocab[0] == "<unk>"
+    vocab: list[str]  # V words, vocab[0] == "<unk>"
     config: dict[str, Any]
     weights: DecoderWeights
 
@@ -137,6 +140,12 @@ class Decoder:
     @property
     def max_tokens(self) -> int:
         return int(self.config.get("train_length", MAX_TOKENS))
+
+    @property
+    def attention_only(self) -> bool:
+        """config.json says the layers hold attention only: no MLP and no LayerNorm."""
+        layers = str(self.config.get("layers", ""))
+        return layers.startswith("attention-only") and "no MLP" in layers and "no LayerNorm" in layers
 
 
 def default_decoder_dir() -> Path:
@@ -178,7 +187,7 @@ def load_decoder(path: str | Path | None = None) -> Decoder:
         if not np.all(np.isfinite(arrays[name])):
             raise DecoderLoadError(f"weights.npz in {folder}: {name} holds NaN or infinite values. {retrain}")
     weights = DecoderWeights(**{name: arrays[name] for name in expected})
-    return Decoder(vocab=tuple(vocab), config=config, weights=weights)
+    return Decoder(vocab=list(vocab), config=config, weights=weights)
 
 
 def encode(decoder: Decoder, words: list[str] | tuple[str, ...]) -> list[int]:
@@ -326,6 +335,14 @@ def previous_token_scores(decoder_run: DecoderRun) -> np.ndarray:
     if decoder_run.T < 2:
         raise ValueError(f"previous-token scores need at least 2 tokens, got T={decoder_run.T}")
     return _offset_mean(decoder_run.attentions, offset=1, start=1)
+
+
+def induction_heads(scores: np.ndarray, threshold: float = INDUCTION_THRESHOLD) -> list[tuple[int, int]]:
+    """(layer, head) of every head whose score passed ``threshold``, layer by layer.
+
+    scores (L, H), e.g. from ``induction_scores``.
+    """
+    return [(int(layer), int(head)) for layer, head in np.argwhere(np.asarray(scores) > threshold)]
 
 
 def _offset_mean(attentions: np.ndarray, offset: int, start: int) -> np.ndarray:
@@ -485,10 +502,20 @@ class Training:
         """(n,) the best head's induction score at each evaluation."""
         return self.induction.reshape(len(self.steps), -1).max(axis=1)
 
-    def formed_at(self, threshold: float = 0.5) -> int | None:
+    def formed_at(self, threshold: float = INDUCTION_THRESHOLD) -> int | None:
         """The first evaluated step at which some head's induction score passed ``threshold``."""
         above = np.nonzero(self.best_induction > threshold)[0]
         return int(self.steps[above[0]]) if above.size else None
+
+    @property
+    def steepest_repeat_drop(self) -> int | None:
+        """i where loss_repeat fell the most between evaluations i and i + 1 (None for < 2)."""
+        return int(np.argmin(np.diff(self.loss_repeat))) if len(self.steps) > 1 else None
+
+    @property
+    def steepest_induction_rise(self) -> int | None:
+        """i where best_induction rose the most between evaluations i and i + 1 (None for < 2)."""
+        return int(np.argmax(np.diff(self.best_induction))) if len(self.steps) > 1 else None
 
 
 def load_training(path: str | Path | None = None) -> Training:

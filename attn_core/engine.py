@@ -398,7 +398,7 @@ def additive_scores(
     *,
     x_kv: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Additive (Bahdanau-style) scores: e_ij = v_a . tanh(x_i W_q + x_kv_j W_k).
+    """Additive (Bahdanau-style) scores: e_ij = tanh(x_i W_q + x_kv_j W_k) v_a (rows x_i).
 
     x (T_q, d_model); w_q, w_k (d_model, d_a); v_a (d_a,); x_kv (T_k, d_model).
 
@@ -429,7 +429,7 @@ def bilinear_form(w_q: np.ndarray, w_k: np.ndarray) -> np.ndarray:
 
 
 def bilinear_scores(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, *, x_kv: np.ndarray | None = None) -> np.ndarray:
-    """Scores as a bilinear form: s_ij = x_i^T (W_q W_k^T) x_kv_j, equal to q_i . k_j.
+    """Scores as a bilinear form: s_ij = x_i W_q W_k^T x_kv_j^T (rows x_i), equal to q_i . k_j.
 
     Returns: scores (T_q, T_k)
     """

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import AttentionSteps, Weights, attention_steps, embed, init_weights
+from .engine import AttentionSteps, Weights, attention_steps, embed, init_weights, positional_encoding
 
 __all__ = [
     "CellWalkthrough",
@@ -45,16 +45,18 @@ class Source:
     tokens: tuple[str, ...]  # T tokens
     x: np.ndarray  # (T, d_model)
     weights: Weights  # w_q, w_k (d_model, d_k), w_v (d_model, d_v)
+    pe: np.ndarray | None = None  # (T, d_model) the positions added into x, when the source knows them
 
 
 def seeded_source(tokens: tuple[str, ...], d_model: int, d_k: int, *, seed: int, positional: bool) -> Source:
     """Seeded random embeddings (plus sinusoidal positions) and seeded random W_q, W_k, W_v.
 
-    Returns: Source with x (T, d_model) and weights of shape (d_model, d_k)
+    Returns: Source with x (T, d_model), pe (T, d_model) or None, and weights of shape (d_model, d_k)
     """
     tokens = tuple(tokens)
     x = embed(list(tokens), d_model, seed=seed, positional=positional)
-    return Source(tokens=tokens, x=x, weights=init_weights(d_model, d_k, seed=seed))
+    pe = positional_encoding(len(tokens), d_model) if positional else None
+    return Source(tokens=tokens, x=x, weights=init_weights(d_model, d_k, seed=seed), pe=pe)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,10 @@ class StepStats:
     n_cells: int  # T_q * T_k
     row_sum_min: float  # the weights' smallest row sum
     row_sum_max: float  # and largest
-    x_var: float  # variance of the entries of X (1 for unit-variance word vectors, more with positions)
+    x_mean: float  # mean of the entries of X
+    x_var: float  # variance of the entries of X (np.var: their mean is subtracted first)
+    x_mean_square: float  # mean of X's squared entries: what sets the spread of q, k and the scores
+    e_mean_square: float | None  # the same for the word vectors alone, X - PE (None: positions unknown)
     repeats: tuple[tuple[str, tuple[int, ...], bool], ...]  # (token, its positions, rows of X identical?)
 
 
@@ -85,8 +90,9 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
     )
 
 
-def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = ()) -> StepStats:
-    """Spreads, masked count, row sums, the spread of X and the repeated tokens of one run."""
+def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarray | None = None) -> StepStats:
+    """Spreads, masked count, row sums, the spread of X (and of X - pe, pe (T, d_model) when
+    given) and the repeated tokens of one run."""
     allowed = np.isfinite(steps.masked)
     row_sums = steps.weights.sum(axis=1)  # (T_q,)
     return StepStats(
@@ -97,7 +103,10 @@ def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = ()) -> StepStats
         n_cells=int(steps.masked.size),
         row_sum_min=float(row_sums.min(initial=1.0)),
         row_sum_max=float(row_sums.max(initial=1.0)),
+        x_mean=float(np.mean(steps.x)),
         x_var=float(np.var(steps.x)),
+        x_mean_square=float(np.mean(steps.x**2)),
+        e_mean_square=None if pe is None else float(np.mean((steps.x - pe) ** 2)),
         repeats=_repeats(tuple(tokens), steps.x) if tokens else (),
     )
 
@@ -135,7 +144,7 @@ def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causa
         b_k=w.b_k,
         b_v=w.b_v,
     )
-    stats = step_stats(steps, source.tokens)
+    stats = step_stats(steps, source.tokens, source.pe)
     return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale)
 
 

@@ -509,15 +509,17 @@ if sections[4] is not None:
         T, d_k = cv.q.shape
         d_v = cv.v.shape[1]
         st.markdown(
-            r"The articles write each token as a **column** vector: $q_i = W^q x_i$ and a score is $q_i^\top k_j$. "
-            r"Kumar's article stacks the queries side by side into a matrix Q of size 64 × T, so the scores are "
-            r"$Q^\top K$ (T × T) and the output is $\operatorname{softmax}(Q^\top K)V^\top$ (T × 64). This app, like "
-            r"PyTorch, writes each token as a **row**: $q_i = x_i W_q$, $Q = XW_q$ is T × d_k and the scores are "
-            r"$QK^\top$. Both give the same numbers, with $W^q = W_q^\top$:"
+            r"This app, like PyTorch, writes each token's vector $x_i$ as a **row**: $q_i = x_i W_q$, $Q = XW_q$ "
+            r"is T × d_k and the scores are $QK^\top$. The articles write each token as a **column**, which in "
+            r"this notation is $x_i^\top$: their query is the column $W^q x_i^\top$, and a score multiplies a "
+            r"transposed query column by a key column. Kumar's article stacks the query columns side by side "
+            r"into a matrix Q of size 64 × T, so the scores are $Q^\top K$ (T × T) and the output is "
+            r"$\operatorname{softmax}(Q^\top K)V^\top$ (T × 64). Both give the same numbers, with "
+            r"$W^q = W_q^\top$:"
         )
         st.latex(
-            r"q_i^\top k_j = (W^q x_i)^\top (W^k x_j) = x_i^\top (W^q)^\top W^k x_j "
-            r"= x_i\, W_q W_k^\top x_j^\top = (QK^\top)_{ij}"
+            r"(W^q x_i^\top)^\top (W^k x_j^\top) = x_i\, (W^q)^\top W^k\, x_j^\top "
+            r"= x_i\, W_q W_k^\top x_j^\top = q_i k_j^\top = (QK^\top)_{ij}"
         )
         shapes = pd.DataFrame(
             {

@@ -19,19 +19,7 @@ from ui.state import PageState, Param, clamp_index
 
 SECTIONS = ("Your words", "Every head", "Previous-token and induction heads", "Next-word guesses", "How it learned")
 DEFAULT_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
-STATE = PageState(
-    "dec",
-    (
-        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS),
-        Param("layer", 1, "int", lo=0, hi=1),
-        Param("head", 0, "int", lo=0, hi=3),
-        Param("focus", None, "index"),
-        Param("seed", 0, "int", lo=0, hi=99_999),
-        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
-    ),
-)
-K = STATE.key
-KEEP = {"persist_state": "page"}  # the head pickers keep their values while presenter mode shows another section
+N_RANDOM = 20  # the random button: this many words, then the same words again
 
 
 @st.cache_resource(show_spinner=False)
@@ -43,6 +31,23 @@ def _decoder() -> tuple[dc.Decoder | None, dc.Training | None, str | None]:
         return None, None, str(err)
 
 
+decoder, training, problem = _decoder()
+LAYERS, HEADS = (decoder.n_layers, decoder.n_heads) if decoder is not None else (1, 1)  # the pickers' bounds
+STATE = PageState(
+    "dec",
+    (
+        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS),
+        Param("layer", min(1, LAYERS - 1), "int", lo=0, hi=LAYERS - 1),
+        Param("head", 0, "int", lo=0, hi=HEADS - 1),
+        Param("focus", None, "index"),
+        Param("seed", 0, "int", lo=0, hi=99_999),
+        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+    ),
+)
+K = STATE.key
+KEEP = {"persist_state": "page"}  # the head pickers keep their values while presenter mode shows another section
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def _lesson(_decoder: dc.Decoder, text: str) -> dc.DecoderLesson:
     """The page's one attn_core call."""
@@ -50,10 +55,71 @@ def _lesson(_decoder: dc.Decoder, text: str) -> dc.DecoderLesson:
 
 
 def _random(decoder: dc.Decoder) -> None:
-    """The button: 20 random words, then the same 20 again (a new seed each press)."""
+    """The button: N_RANDOM random words, then the same words again (a new seed each press)."""
     seed = int(st.session_state.get(K("seed"), 0)) + 1
     st.session_state[K("seed")] = seed
-    st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, 20, seed=seed))
+    st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed))
+
+
+def _intro(decoder: dc.Decoder | None) -> str:
+    """The opening paragraph; the model's sizes are read from the loaded decoder."""
+    if decoder is None:
+        return "Everything real on the other pages is an encoder, which looks both ways; this page runs a decoder."
+    kind = " attention-only" if decoder.attention_only else ""
+    parts = (
+        " Each layer only adds its heads' output to the word vectors (the residual stream): there is no "
+        "feed-forward network (MLP) and no LayerNorm."
+        if decoder.attention_only
+        else ""
+    )
+    return (
+        "Everything real on the other pages is an encoder, which looks both ways. This page runs a small "
+        f"**decoder** we trained ourselves for this app: an{kind} model with {decoder.n_layers} layers of "
+        f"{decoder.n_heads} causal heads (each word sees only itself and the words before it), a vocabulary of "
+        f"{len(decoder.vocab) - 1} common English words, and the same sinusoidal positions as Step by step.{parts} "
+        "It was trained to guess the next word in random word sequences where a stretch repeats, "
+        "and it learned the famous trick for that: an **induction head**."
+    )
+
+
+def _learning(training: dc.Training, n_words: int) -> str:
+    """What the training record shows, every number read from training.json."""
+    threshold = dc.INDUCTION_THRESHOLD
+    formed = training.formed_at(threshold)
+    text = (
+        f"The induction head formed around step {formed}: the first evaluation where a head's induction score "
+        f"passed {threshold:g}."
+        if formed is not None
+        else f"No head's induction score passed {threshold:g} during training."
+    )
+    drop, rise = training.steepest_repeat_drop, training.steepest_induction_rise
+    if drop is not None and rise is not None:
+        steps, loss, first, best = training.steps, training.loss_repeat, training.loss_first, training.best_induction
+        text += (
+            f" The loss on the repeated words fell fastest between steps {steps[drop]} and {steps[drop + 1]}, "
+            f"from {loss[drop]:.2f} to {loss[drop + 1]:.2f}"
+        )
+        if drop == rise:
+            text += (
+                f", in the same stretch where the best induction score rose the most, from {best[rise]:.2f} to "
+                f"{best[rise + 1]:.2f}. Meanwhile the loss on the words before the repeat went from "
+                f"{first[drop]:.2f} to {first[drop + 1]:.2f}."
+            )
+        else:
+            text += (
+                f"; the best induction score rose the most between steps {steps[rise]} and {steps[rise + 1]}, "
+                f"from {best[rise]:.2f} to {best[rise + 1]:.2f}."
+            )
+        lowest, even = float(np.nanmin(first)), float(np.log(n_words))
+        if lowest >= even:
+            text += (
+                f" The words before the repeat are random, so no trick helps there: that loss never went below "
+                f"{lowest:.2f}, and an even guess over the {n_words} words scores ln {n_words} = {even:.2f}."
+            )
+    return (
+        f"{text} At the end the best head scores {training.best_induction[-1]:.2f} and the repeat accuracy is "
+        f"{training.repeat_accuracy[-1]:.2f} on held-out sequences with period {training.period}."
+    )
 
 
 def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
@@ -82,28 +148,22 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Decoder (causal): a model that reads left to right")
-present.intro(
-    "Everything real on the other pages is an encoder, which looks both ways. This page runs a small "
-    "**decoder** we trained ourselves for this app: two layers of four causal heads (each word sees only "
-    "itself and the words before it), 100 common English words, and the same sinusoidal positions as "
-    "Step by step. It was trained to guess the next word in random word sequences where a stretch repeats, "
-    "and it learned the famous trick for that: an **induction head**."
-)
-decoder, training, problem = _decoder()
+present.intro(_intro(decoder))
 if decoder is None:
     st.error(f"The decoder is not available: {md_escape(problem or 'unknown error')} The other pages keep working.")
     st.stop()
 
 left, right = st.columns([3, 1], vertical_alignment="bottom")
-text = left.text_input("Words (from the model's 100-word vocabulary)", key=K("text"), max_chars=MAX_CHARS)
+n_words = len(decoder.vocab) - 1  # <unk> is not a word
+text = left.text_input(f"Words (from the model's {n_words}-word vocabulary)", key=K("text"), max_chars=MAX_CHARS)
 right.button(
     "Random sequence, repeated",
     on_click=_random,
     args=(decoder,),
     width="stretch",
-    help="20 random words from the vocabulary, then the same 20 again",
+    help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
 )
-with st.expander("The 100 words the model knows"):
+with st.expander(f"The {n_words} words the model knows"):
     st.markdown(" · ".join(decoder.vocab[1:]))
 lesson = _lesson(decoder, text or "")
 if lesson.empty:
@@ -113,7 +173,7 @@ if lesson.empty:
 T, run = lesson.T, lesson.run
 labels = [f"{w}" if k else f"{w} (<unk>)" for w, k in zip(lesson.words, lesson.known, strict=True)]
 if lesson.truncated:
-    st.warning(f"The model was trained on {dc.MAX_TOKENS} words at most; only the first {dc.MAX_TOKENS} are used.")
+    st.warning(f"The model was trained on {decoder.max_tokens} words at most; only the first {dc.MAX_TOKENS} are used.")
 if lesson.unknown:
     shown = ", ".join(f"“{md_escape(w)}”" for w in lesson.unknown[:20])
     st.warning(
@@ -147,7 +207,7 @@ if deck.shows(1):
     )
     grid = mf.thumbnail_grid(
         run.attentions,
-        title="All 8 heads: layers (rows) × heads (columns)",
+        title=f"All {decoder.n_layers * decoder.n_heads} heads: layers (rows) × heads (columns)",
         row_names=[f"layer {layer + 1}" for layer in range(decoder.n_layers)],
         col_names=[f"head {h}" for h in range(decoder.n_heads)],
         selected=(STATE.value("layer"), STATE.value("head")),
@@ -264,7 +324,6 @@ if deck.shows(3):
 # --------------------------------------------------------------------------- training
 if deck.shows(4):
     st.header("5. How it learned")
-    formed = training.formed_at(0.5)
     c1, c2 = st.columns(2)
     with c1:
         show_lines(
@@ -283,16 +342,5 @@ if deck.shows(4):
             title="Induction score and repeat accuracy",
             x_title="training step",
         )
-    when = (
-        f"The induction head formed around step {formed}: the first evaluation where a head's induction score "
-        "passed 0.5."
-        if formed is not None
-        else "No head's induction score passed 0.5 during training."
-    )
-    st.markdown(
-        f"{when} The loss on the repeated words dropped at the same time, while the loss on the words before "
-        f"the repeat stayed high (those are random, so no trick helps). At the end the best head scores "
-        f"{training.best_induction[-1]:.2f} and the repeat accuracy is {training.repeat_accuracy[-1]:.2f} on "
-        f"held-out sequences with period {training.period}."
-    )
+    st.markdown(_learning(training, n_words))
 STATE.sync()

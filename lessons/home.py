@@ -4,7 +4,9 @@ through the pages in teaching order. NumPy only: this page never imports torch."
 import streamlit as st
 
 import attn_core as ac
+from attn_core import transformer as tr
 from attn_core import walkthrough as wt
+from ui import common
 from ui.charts import show_attention
 from ui.common import MAX_CHARS
 from ui.state import PageState, Param
@@ -12,6 +14,20 @@ from ui.state import PageState, Param
 EXAMPLE = "The animal didn't cross the street because it was too tired."
 MAX_TOKENS = 16  # the live example stays small enough to read every cell
 STATE = PageState("home", (Param("text", EXAMPLE, "text", max_chars=MAX_CHARS),))
+
+
+@st.cache_resource(show_spinner=False)
+def _real_model_line() -> str:
+    """The Real model entry, with the embedded model's head count read from its config.json."""
+    shape = tr.minilm_shape()
+    if shape is None:
+        return "The heads of a trained BERT model, in head, model and neuron views."
+    return (
+        f"The {shape.n_layers * shape.n_heads} heads ({shape.n_layers} layers of {shape.n_heads}) of "
+        f"{shape.name}, a trained BERT model, in head, model and neuron views."
+    )
+
+
 PATH = (  # (page script, what the student will see there), in teaching order (app.py's)
     (
         "lessons/step_by_step.py",
@@ -29,7 +45,7 @@ PATH = (  # (page script, what the student will see there), in teaching order (a
         "Where attention sits in a transformer block: W_O, the residual, LayerNorm, "
         "the feed-forward network, padding, and one word's meanings across layers.",
     ),
-    ("lessons/real_model.py", "The 72 heads of a trained BERT model, in head, model and neuron views."),
+    ("lessons/real_model.py", _real_model_line()),
     (
         "lessons/decoder.py",
         "A small decoder trained for this app, its causal heads, and the induction head it learned.",
@@ -60,7 +76,7 @@ if not tokens:
     st.info("Type a sentence above (it is empty) to see attention at work.")
 else:
     if len(tokens) > MAX_TOKENS:
-        st.caption(f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to 64.")
+        st.caption(f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to {common.MAX_TOKENS}.")
         tokens = tokens[:MAX_TOKENS]
     lesson = _lesson(tokens)
     title = "Attention weights of one head (random weights, as before training)"

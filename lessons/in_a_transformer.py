@@ -319,8 +319,10 @@ if lesson is not None and deck.shows(4):
     src, tgt = list(m.source), list(m.target)
     st.markdown(
         "A translation model has two stacks. The **encoder** reads the whole source sentence at once: full "
-        "self-attention, every token sees every token. The **decoder** writes the target one token at a time, "
-        "so its self-attention is **causal**: a token sees itself and the tokens before it. Each decoder block "
+        "self-attention, every token sees every token. The **decoder** produces the target, and its "
+        "self-attention is **causal**: a token sees itself and the tokens before it. When the model generates, "
+        "the later tokens do not exist yet; in training the whole target is fed in at once (teacher forcing), "
+        "and the mask is what keeps each token from seeing the ones it has to predict. Each decoder block "
         "then has a **cross-attention** layer: its queries come from the decoder, its keys and values from the "
         "encoder's output, and it may look at every source token."
     )

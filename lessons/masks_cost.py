@@ -31,6 +31,7 @@ STATE = PageState(
     ),
 )
 K = STATE.key
+BASE_LAYERS, BASE_HEADS = 12, 12  # an example model size for the caption under the cost charts
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -163,13 +164,17 @@ if deck.shows(4):
             y_title="bytes",
             log_y=True,
         )
-    st.caption("That is per head and per layer: a model with 12 layers of 12 heads holds 144 such matrices.")
+    st.caption(
+        f"That is per head and per layer: a model with {BASE_LAYERS} layers of {BASE_HEADS} heads holds "
+        f"{BASE_LAYERS * BASE_HEADS} such matrices."
+    )
 
 # --------------------------------------------------------------------------- 3. other scores
 if not deck.shows(5):
     st.stop()
 st.header("3. Where the dot product fits")
-agree = round(study.top_agree * T)
+agree = round(study.top_agree * T)  # rows whose best key is the same under both scores
+by_chance = study.top_agree_chance * T  # rows two unrelated scores would share on average
 st.markdown(
     "The scaled dot product is one way to score a query against a key. Bahdanau-style attention (Bahdanau et "
     "al., 2015) used an *additive* score: add the projected query and key, squash with tanh, and read the "
@@ -179,8 +184,9 @@ st.markdown(
 )
 st.markdown(
     f"With the same W_q and W_k the two scores are different functions, not two ways of computing one. On "
-    f"your sentence, the key that scores highest is the same under both in {agree} of {T} rows; with random "
-    f"weights that happens about as often as chance would give (1 in {T})."
+    f"your sentence, the key that scores highest is the same under both in {agree} of {T} rows. Two scores "
+    f"with nothing in common would pick the same key with probability 1/{T} in each row, so in about "
+    f"{by_chance:.2g} of the {T} rows on average."
 )
 st.latex(
     r"e^{\mathrm{additive}}_{ij} = \tanh(x_i W_q + x_j W_k)\, v_a,\qquad "

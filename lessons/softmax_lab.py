@@ -118,7 +118,7 @@ if predict and deck.shows(0):
     with section_1, st.container(border=True):
         question = quiz.Question(
             key="lab_quiz",
-            prompt=f"What happens to these 8 weights when the scores are multiplied by {multiplier:g}? "
+            prompt=f"What happens to these {N_SCORES} weights when the scores are multiplied by {multiplier:g}? "
             "And how much weight will the largest one get?",
             options=OUTCOMES,
             answer=_outcome(sat),
@@ -207,7 +207,7 @@ if deck.shows(1):
             )
         st.markdown(
             f"With T = {T} keys a row of weights can hold at most log₂(T) = {max_h:.2f} bits (all keys equal). "
-            f"Unscaled, the mean entropy falls from {study.entropy_unscaled[0]:.2f} bits at d_k = 1 to "
+            f"Unscaled, the mean entropy falls from {study.entropy_unscaled[0]:.2f} bits at d_k = {study.d_k[0]} to "
             f"{study.entropy_unscaled[-1]:.2f} bits at d_k = {study.d_k[-1]}: each query ends up looking at a single "
             f"key. Scaled, it stays near {study.entropy_scaled[-1]:.2f} bits."
         )

@@ -16,8 +16,10 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from attn_core import decoder as dc
 from attn_core import figures as fg
 from attn_core import tables
+from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from attn_core.tables import Table
 from ui import present, quiz
@@ -40,8 +42,19 @@ SOURCES = {  # URL value -> label
     "real": "A real head of all-MiniLM-L6-v2",
     "decoder": "A head of our small decoder (causal)",
 }
-REAL_LAYERS, REAL_HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
-DECODER_LAYERS, DECODER_HEADS = 2, 4  # the decoder's (lessons/decoder.py); numbered from 1 like there
+
+
+@once_per_server(st.cache_resource(show_spinner=False))
+def minilm_shape() -> tr.ModelShape | None:
+    """The embedded model's sizes from its config.json, once per server (None: the package is missing)."""
+    return tr.minilm_shape()
+
+
+MINILM = minilm_shape()
+# The real head's layer and head bounds, for clamping URL values before the model loads. Without the
+# package no real head can be shown, and the fallback only keeps the URL bounds sane.
+REAL_LAYERS, REAL_HEADS = (MINILM.n_layers, MINILM.n_heads) if MINILM is not None else (6, 12)
+N_REPEAT = 20  # the sidebar's induction check: this many random words, then the same again
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
@@ -111,24 +124,27 @@ def model_run(_loaded, name: str, text: str):
 
 
 @once_per_server(st.cache_resource(show_spinner=False))
-def load_decoder():
+def load_decoder() -> tuple[dc.Decoder | None, str | None]:
     """The shipped decoder, once per server; None and the reason when its files are missing."""
-    from attn_core import decoder as dc
-
     try:
         return dc.load_decoder(), None
     except dc.DecoderLoadError as err:
         return None, str(err)
 
 
+@once_per_server(st.cache_resource(show_spinner=False))
+def decoder_induction(_decoder: dc.Decoder) -> np.ndarray | None:
+    """The decoder's induction scores (L, H) on N_REPEAT random words said twice (one per server)."""
+    words = dc.random_repeated(_decoder, N_REPEAT, seed=0)
+    return dc.decoder_lesson(_decoder, " ".join(words), period=N_REPEAT).induction
+
+
 @once_per_server(st.cache_data(max_entries=64, show_spinner=False))
-def compute_decoder(_decoder, text: str, layer: int, head: int, scale: bool, x100: bool):
+def compute_decoder(_decoder: dc.Decoder, text: str, layer: int, head: int, scale: bool, x100: bool) -> dc.HeadLesson:
     """The lesson with a head of the decoder (decoder.head_lesson): always causal.
 
     Returns: HeadLesson with lesson.steps.weights (T, T) and max_abs_error
     """
-    from attn_core import decoder as dc
-
     return dc.head_lesson(_decoder, text, layer, head, scale=scale, multiplier=MULTIPLIER if x100 else 1.0)
 
 
@@ -214,6 +230,54 @@ def _factor_latex(lesson: wt.Lesson) -> str:
     return rf"\tilde S = {top} \qquad (\text{{not divided by }} \sqrt{{d_k}})"
 
 
+def decoder_after_head(decoder: dc.Decoder, layer: int) -> str:
+    """Step 9 for a decoder head: what attn_core.decoder.run does with Z next (layer from 0)."""
+    H, L = decoder.n_heads, decoder.n_layers
+    concat, d_model = decoder.weights.w_o.shape[1:]  # w_o (L, H*d_v, d_model)
+    text = (
+        f"In the decoder, Z is put side by side with the other {H - 1} heads' outputs of layer {layer + 1} "
+        f"({concat} numbers per token), projected by W_O back to {d_model} numbers and added to the token's "
+        "own vector (the residual stream)."
+    )
+    if decoder.attention_only:
+        text += " That is all a layer does: this small model has no normalisation and no feed-forward network."
+    if layer + 1 < L:
+        return text + f" Layer {layer + 2} reads the sum as its X."
+    return text + (
+        f" Layer {layer + 1} is the last, so the sum goes to the unembedding: multiplied by W_U, plus a bias, it "
+        f"gives one score for each of the {len(decoder.vocab)} entries of the vocabulary (<unk> included), "
+        "and the highest is the model's guess for the next word."
+    )
+
+
+def spread_sentence(stats: wt.StepStats) -> str:
+    """Step 6 on random weights: what sets the spread of the scores, in this run's numbers.
+
+    The weights have mean 0, so a query entry's variance is the mean square of the token's
+    entries, not their variance; the sentence splits X's mean square into the word vectors'
+    part and what the positions add. The parts are rounded first, so they add up as printed.
+    """
+    total = round(stats.x_mean_square, 2)
+    text = (
+        "The weights are random with mean 0, so what sets that spread is the mean square of X's entries (the "
+        "average of their squares). For entries of mean 0 and variance 1 it is about 1, and then the scaled "
+        "scores spread about 1 whatever d_k is. "
+    )
+    if stats.e_mean_square is None:
+        text += f"Here the word vectors alone make X, and its mean square is {total:.2f}."
+    else:
+        words = round(stats.e_mean_square, 2)
+        added = round(total - words, 2)
+        change = f"add {added:.2f}" if added >= 0 else f"take away {-added:.2f}"
+        text += f"Here it is {total:.2f}: the word vectors alone give {words:.2f} and the positions {change}."
+    if round(stats.x_var, 2) < total:
+        text += (
+            f" Var(X) in Step 2 is smaller, {stats.x_var:.2f}, because the variance first subtracts the mean of "
+            f"the entries, {stats.x_mean:.2f} here."
+        )
+    return text + f" In this run std(S̃) = {stats.scaled_std:.2f}."
+
+
 def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
     """What the page says about repeated words, from the run's own numbers."""
     if not stats.repeats:
@@ -236,6 +300,37 @@ def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
     )
 
 
+def sources_help(shape: tr.ModelShape | None) -> str:
+    """The Weights radio's help, with the real model's head count read from its config.json."""
+    real = (
+        f"one of the {shape.n_layers * shape.n_heads} trained heads ({shape.n_layers} layers of {shape.n_heads}) "
+        f"of {shape.name}, a small BERT model"
+        if shape is not None
+        else "a trained head of all-MiniLM-L6-v2, a small BERT model"
+    )
+    return (
+        f"Random weights are a head before any training. A real head is {real}; it loads the model the first "
+        "time (a few seconds). A decoder head comes from the small causal model we trained for the Decoder "
+        "page, so the causal mask stays on."
+    )
+
+
+def decoder_hint(induction: np.ndarray | None) -> str:
+    """The sidebar's hint for the decoder: which heads are induction heads, from their scores (L, H)."""
+    hint = "A decoder head reads only its own word and the words before it, so the causal mask stays on."
+    heads = dc.induction_heads(induction) if induction is not None else []
+    if not heads:
+        return hint + " Try a sequence that repeats (the Decoder page has a button for one)."
+    names = "; ".join(f"layer {layer + 1}, head {head}" for layer, head in heads)
+    return (
+        f"{hint} On {N_REPEAT} random words followed by the same {N_REPEAT} again, {len(heads)} of its "
+        f"{induction.size} heads have an induction score above {dc.INDUCTION_THRESHOLD:g}: in the repeated "
+        "part they put, on average, more than that share of their attention on the word that followed the "
+        f"current word's earlier copy. These are induction heads: {names}. Try one of them on a sequence "
+        "that repeats (the Decoder page has a button for one)."
+    )
+
+
 # --------------------------------------------------------------------------- the page
 
 STATE.start()
@@ -255,12 +350,13 @@ with st.sidebar:
         list(SOURCES),
         format_func=SOURCES.get,
         key=K("weights"),
-        help="Random weights are a head before any training. A real head is one of the 72 trained heads of a "
-        "small BERT model; it loads the model the first time (a few seconds).",
+        help=sources_help(MINILM),
     )
     real_head, decoder_head = source_kind == "real", source_kind == "decoder"
+    decoder, decoder_problem = load_decoder() if decoder_head else (None, None)
+    decoder_head = decoder is not None  # without its files the page says why and shows random weights
     if real_head or decoder_head:
-        n_layers, n_heads = (REAL_LAYERS, REAL_HEADS) if real_head else (DECODER_LAYERS, DECODER_HEADS)
+        n_layers, n_heads = (REAL_LAYERS, REAL_HEADS) if real_head else (decoder.n_layers, decoder.n_heads)
         first = 0 if real_head else 1  # BERT's layers are numbered from 0 (as bertviz does), the decoder's from 1
         for name, n in (("layer", n_layers), ("head", n_heads)):
             st.session_state[K(name)] = min(STATE.value(name), n - 1)
@@ -273,10 +369,7 @@ with st.sidebar:
                 "much less so, though “animal” still gets the most weight."
             )
         else:
-            st.caption(
-                "A decoder head reads only the words before it, so the causal mask stays on. Try layer 2 with "
-                "a sequence that repeats (the Decoder page has a button for one): its heads are induction heads."
-            )
+            st.caption(decoder_hint(decoder_induction(decoder)))
     else:
         layer, head = STATE.value("layer"), STATE.value("head")
     trained = real_head or decoder_head
@@ -310,14 +403,11 @@ if real_head:
             "random weights instead. Every other setting keeps working."
         )
         real_head = False
-if decoder_head:
-    decoder, problem = load_decoder()
-    if decoder is None:
-        st.error(
-            f"The decoder is not available ({md_escape(problem or 'unknown error')}), so this page shows "
-            "random weights instead."
-        )
-        decoder_head = False
+if source_kind == "decoder" and decoder is None:
+    st.error(
+        f"The decoder is not available ({md_escape(decoder_problem or 'unknown error')}), so this page shows "
+        "random weights instead."
+    )
 if real_head:
     real = compute_real(loaded, loaded.name, text, layer, head, flags["scale"], flags["x100"], flags["causal"])
     lesson, model_error = real.lesson, real.max_abs_error
@@ -329,12 +419,13 @@ if real_head:
 elif decoder_head:
     dec = compute_decoder(decoder, text, layer, head, flags["scale"], flags["x100"])
     lesson, model_error = dec.lesson, dec.max_abs_error
-    if dec.truncated:
-        st.warning(f"The decoder reads at most {MAX_TOKENS} words; only the first {MAX_TOKENS} are used.")
+    if dec.truncated and dc.MAX_TOKENS < MAX_TOKENS:  # at the page's own limit checked_tokens has said so
+        st.warning(f"The decoder reads at most {dc.MAX_TOKENS} words; only the first {dc.MAX_TOKENS} are used.")
     if dec.unknown:
         st.warning(
-            "Not in the decoder's 100-word vocabulary, so read as <unk>: "
+            f"Not in the decoder's {len(decoder.vocab) - 1}-word vocabulary, so read as <unk>: "
             + ", ".join(f"“{md_escape(w)}”" for w in dec.unknown[:20])
+            + (f" and {len(dec.unknown) - 20} more" if len(dec.unknown) > 20 else "")
             + "."
         )
     tokens = lesson.tokens
@@ -382,8 +473,9 @@ if deck.shows(0):
         )
     elif decoder_head:
         st.markdown(
-            "The decoder reads words from its own 100-word vocabulary, in lower case; any other word or mark "
-            "becomes <unk>. Every position is its own token, so a repeated word gets separate rows below."
+            f"The decoder reads words from its own {len(decoder.vocab) - 1}-word vocabulary, in lower case; any "
+            "other word or mark becomes <unk>. Every position is its own token, so a repeated word gets separate "
+            "rows below."
         )
     else:
         st.markdown(
@@ -416,8 +508,10 @@ if deck.shows(1):
             + (
                 "each word's learned vector plus the same sinusoidal position vectors as the random pages."
                 if layer == 0
-                else "the word and position vectors plus everything layer 1's heads added to them "
-                "(the residual stream), so every row already carries information from earlier words."
+                else "the word and position vectors plus everything "
+                + ("layer 1's heads" if layer == 1 else f"the heads of layers 1 to {layer}")
+                + " added to them (the residual stream), so every row already carries information from "
+                "earlier words."
             )
             + f" Each row has d_model = {d_model} numbers."
         )
@@ -458,7 +552,7 @@ if deck.shows(2):
     if real_head:
         st.markdown(
             f"These are trained numbers: head {head}'s share of layer {layer}'s query, key and value matrices. "
-            f"The layer's three {d_model}×{d_model} matrices are split into {REAL_HEADS} heads of {d_k} columns "
+            f"The layer's three {d_model}×{d_model} matrices are split into {loaded.n_heads} heads of {d_k} columns "
             "each, and every head also has a bias vector b that is added after the multiplication."
         )
         st.latex(
@@ -468,14 +562,16 @@ if deck.shows(2):
     elif decoder_head:
         st.markdown(
             f"These are trained numbers: head {head}'s query, key and value matrices in layer {layer + 1} of the "
-            f"decoder, {DECODER_HEADS} heads of {d_k} columns each. This small decoder has no biases."
+            f"decoder, which has {decoder.n_heads} heads of {d_k} columns each in every layer."
+            + ("" if biases else " Its heads have no biases.")
         )
         st.latex(rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}")
     else:
         st.markdown(
             "A head owns three matrices that training would tune. Here they are random, as at the very start "
             "of training. Their entries are drawn with variance 1/d_model, which keeps the spread of the "
-            "input: a query or key entry has about the variance of X's entries. Each matrix turns a d_model "
+            "input: a query or key entry has a variance of about the mean square of X's entries (the average of "
+            "their squares, which is their variance when their mean is 0). Each matrix turns a d_model "
             "vector into d_k numbers."
         )
         st.latex(
@@ -541,12 +637,7 @@ if deck.shows(5):
     if real_head or decoder_head:
         spread = "Dividing by √d_k undoes the growth of the spread with d_k."
     else:
-        spread = (
-            "Dividing by √d_k undoes the growth of the spread with d_k: for unit-variance inputs it brings "
-            "the spread back to about 1, whatever d_k is. Here the entries of X have variance "
-            f"{stats.x_var:.2f} (the word vectors give 1, the positions add about 0.5 when they are on), so the "
-            f"scaled scores spread a little wider: std(S̃) = {stats.scaled_std:.2f}."
-        )
+        spread = "Dividing by √d_k undoes the growth of the spread with d_k. " + spread_sentence(stats)
     st.markdown(
         "Large scores push the softmax into picking a single token and leave training almost no gradient. "
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
@@ -643,10 +734,14 @@ if deck.shows(8):
     st.subheader("Step 9 · The output Z")
     st.markdown(
         "Each output row is a blend of the value rows, mixed in the proportions of that token's row of "
-        f"weights. This head's Z is {T}×{d_v}. In a transformer it is not the end: it is put side by side "
-        "with the other heads' outputs, projected by W_O back to d_model numbers, added to the token's own "
-        "vector (the residual) and normalised, then passed through a feed-forward network before the next "
-        "layer sees it."
+        f"weights. This head's Z is {T}×{d_v}. "
+        + (
+            decoder_after_head(decoder, layer)
+            if decoder_head
+            else "In a transformer it is not the end: it is put side by side with the other heads' outputs, "
+            "projected by W_O back to d_model numbers, added to the token's own vector (the residual) and "
+            "normalised, then passed through a feed-forward network before the next layer sees it."
+        )
     )
     st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
     if hidden:

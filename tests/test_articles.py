@@ -155,6 +155,35 @@ def test_column_convention_equals_row_convention():
     assert_allclose(cv.output_row, _torch_attention(cv.q, cv.k, cv.v), atol=1e-12)
 
 
+def test_the_conventions_equation_keeps_x_i_a_row():
+    """Section 5's chain writes x_i as a row throughout (the articles' column is x_i^T). Each
+    link holds on random rows and weights, with W^q = W_q^T; the section's own head gives the
+    same scores both ways; and the page writes that chain."""
+    lesson = ar.articles_lesson()
+    cv = lesson.conventions
+    rng = np.random.default_rng(0)
+    x, w_q, w_k = rng.standard_normal((5, 8)), rng.standard_normal((8, 4)), rng.standard_normal((8, 4))
+    W_q_col, W_k_col = w_q.T, w_k.T  # the articles' W^q, W^k
+    for i, j in ((0, 0), (1, 3), (4, 2)):
+        x_i, x_j = x[i : i + 1], x[j : j + 1]  # rows (1, d_model)
+        links = [
+            (W_q_col @ x_i.T).T @ (W_k_col @ x_j.T),  # (W^q x_i^T)^T (W^k x_j^T)
+            x_i @ W_q_col.T @ W_k_col @ x_j.T,  # x_i (W^q)^T W^k x_j^T
+            x_i @ w_q @ w_k.T @ x_j.T,  # x_i W_q W_k^T x_j^T
+            (x_i @ w_q) @ (x_j @ w_k).T,  # q_i k_j^T
+            ((x @ w_q) @ (x @ w_k).T)[i, j],  # (QK^T)_ij
+        ]
+        for link in links[1:]:
+            assert_allclose(np.ravel(link), np.ravel(links[0]), atol=1e-12)
+    assert_allclose(cv.scores_col, cv.scores_row, atol=1e-12)
+    at = _run(_page())
+    chain = next(el.value for el in at.latex if r"(W^q x_i^\top)^\top" in el.value)
+    assert r"x_i\, W_q W_k^\top x_j^\top = q_i k_j^\top = (QK^\top)_{ij}" in chain
+    assert r"x_i^\top (W^q)" not in chain and r"W^q x_i)" not in chain  # no column x_i
+    text = _text(at)
+    assert r"writes each token's vector $x_i$ as a **row**" in text and r"which in this notation is $x_i^\top$" in text
+
+
 # --------------------------------------------------------------------------- 6. winner takes all?
 
 

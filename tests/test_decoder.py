@@ -83,6 +83,69 @@ def test_training_record_shows_when_the_head_formed():
     assert history[-1]["repeat_accuracy"] >= 0.9
 
 
+def test_shipped_weights_are_small_and_hold_only_the_forward_pass_arrays(decoder):
+    """weights.npz stays under 5 MB, and holds exactly the arrays ``run`` uses: embeddings,
+    the heads, W_O and the unembedding. No MLP or LayerNorm weights, as config.json says."""
+    path = dec.default_decoder_dir() / "weights.npz"
+    assert path.stat().st_size <= 5 * 1024 * 1024
+    config = decoder.config
+    expected = dec.weight_shapes(
+        len(decoder.vocab), config["n_layers"], config["n_heads"], config["d_model"], config["d_k"]
+    )
+    with np.load(path) as npz:
+        assert {name: npz[name].shape for name in npz.files} == expected
+    assert decoder.attention_only and "no MLP" in config["layers"] and "no LayerNorm" in config["layers"]
+    assert isinstance(decoder.vocab, list) and decoder.vocab == config["vocab"]
+
+
+def test_shipped_files_are_what_the_training_script_wrote(decoder):
+    """The training script's own held-out evaluation (its seed, batch and period) on the
+    shipped weights gives the last entry of training.json: the files belong together."""
+    torch = pytest.importorskip("torch")
+    from attn_core import train_decoder as td
+
+    record = json.loads((dec.default_decoder_dir() / "training.json").read_text())
+    config = decoder.config
+    last = record["history"][-1]
+    assert last["step"] == config["steps"] and record["eval_period"] == td.EVAL_PERIOD
+    assert (config["seed"], config["batch"], config["threads"]) == (td.SEED, td.BATCH, td.THREADS)
+    with np.load(dec.default_decoder_dir() / "weights.npz") as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    assert all(a.dtype == np.float32 for a in arrays.values())  # as the script saves them
+    threads = torch.get_num_threads()
+    torch.set_num_threads(td.THREADS)
+    try:
+        model = td.TinyDecoder.from_arrays(arrays, dtype=torch.float32)  # the dtype it trained and evaluated in
+        held_out = td.eval_batch(config["seed"])
+        assert held_out.shape == (td.EVAL_BATCH, 2 * record["eval_period"])
+        again = td.evaluate(model, held_out, record["eval_period"])
+    finally:
+        torch.set_num_threads(threads)
+    for name in ("loss", "loss_first", "loss_repeat", "repeat_accuracy"):
+        assert again[name] == pytest.approx(last[name], abs=1e-5), name
+    for name in ("induction_score", "previous_token_score"):  # stored rounded to 5 decimals
+        np.testing.assert_allclose(again[name], last[name], atol=1e-5, rtol=0, err_msg=name)
+
+
+def test_training_summaries_read_the_record():
+    training = dec.load_training()
+    history = json.loads((dec.default_decoder_dir() / "training.json").read_text())["history"]
+    best = np.array([np.max(p["induction_score"]) for p in history])
+    repeat = np.array([p["loss_repeat"] for p in history])
+    assert training.steepest_induction_rise == int(np.argmax(best[1:] - best[:-1]))
+    assert training.steepest_repeat_drop == int(np.argmin(repeat[1:] - repeat[:-1]))
+    formed = next(p["step"] for p, b in zip(history, best, strict=True) if b > dec.INDUCTION_THRESHOLD)
+    assert training.formed_at() == formed
+    assert training.formed_at(2.0) is None
+
+
+def test_induction_heads_lists_the_heads_above_the_threshold():
+    scores = np.array([[0.1, 0.6], [0.5, 0.9]])
+    assert dec.induction_heads(scores) == [(0, 1), (1, 1)]  # 0.5 itself has not passed 0.5
+    assert dec.induction_heads(scores, threshold=0.05) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert dec.induction_heads(np.zeros((2, 4))) == []
+
+
 # --------------------------------------------------------------------------- causal heads
 
 

@@ -4,6 +4,8 @@ in the page's sentences with the engine's."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +15,7 @@ from attn_core import decoder as dc
 from attn_core.train_decoder import TinyDecoder
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, z_matrix
+from ui.common import MAX_TOKENS, md_escape
 
 PAGE = str(ROOT / "lessons" / "decoder.py")
 STEP_PAGE = str(ROOT / "lessons" / "step_by_step.py")
@@ -126,3 +129,136 @@ def test_a_decoder_head_on_step_by_step_is_the_models_own(decoder, torch_model, 
 def test_the_step_page_clamps_a_real_heads_layer_for_the_decoder():
     at = _run(AppTest.from_file(STEP_PAGE, default_timeout=60), weights="decoder", layer="5", head="11")
     assert at.selectbox(key="sbs_layer").value == 1 and at.selectbox(key="sbs_head").value == 3
+
+
+# --------------------------------------------------------------------------- the sentences
+
+
+def _config() -> dict:
+    return json.loads((dc.default_decoder_dir() / "config.json").read_text())
+
+
+def test_the_model_description_is_read_from_its_config():
+    """Sizes, vocabulary and "attention-only" in the page's text come from config.json."""
+    config = _config()
+    L, H, n_words = config["n_layers"], config["n_heads"], len(config["vocab"]) - 1
+    at = _run(AppTest.from_file(PAGE, default_timeout=60))
+    intro = at.markdown[0].value
+    assert f"{L} layers of {H} causal heads" in intro
+    assert f"a vocabulary of {n_words} common English words" in intro
+    attention_only = config["layers"].startswith("attention-only") and "no MLP" in config["layers"]
+    assert attention_only and "no LayerNorm" in config["layers"]
+    assert "an attention-only model" in intro and "no feed-forward network (MLP) and no LayerNorm" in intro
+    assert at.text_input(key="dec_text").label == f"Words (from the model's {n_words}-word vocabulary)"
+    assert [e.label for e in at.expander] == [f"The {n_words} words the model knows"]
+    assert at.expander[0].markdown[0].value == " · ".join(config["vocab"][1:])
+    figure_by_title(at, f"All {L * H} heads: layers (rows) × heads (columns)")  # raises if absent
+    assert at.button[0].help == "20 random words from the vocabulary, then the same 20 again"
+    at.button[0].click()
+    words = _run(at).text_input(key="dec_text").value.split()
+    assert len(words) == 40 and words[:20] == words[20:]
+
+
+def test_how_it_learned_is_the_training_record():
+    """Every number in section 5's paragraph, recomputed from training.json itself."""
+    at = _run(AppTest.from_file(PAGE, default_timeout=60))
+    record = json.loads((dc.default_decoder_dir() / "training.json").read_text())
+    history = record["history"]
+    steps = [p["step"] for p in history]
+    best = np.array([np.max(p["induction_score"]) for p in history])
+    repeat = np.array([p["loss_repeat"] for p in history])
+    first = np.array([p["loss_first"] for p in history])
+    text = next(m.value for m in at.markdown if m.value.startswith("The induction head formed"))
+    threshold = dc.INDUCTION_THRESHOLD
+    formed = next(s for s, b in zip(steps, best, strict=True) if b > threshold)
+    assert (
+        f"formed around step {formed}: the first evaluation where a head's induction score passed {threshold:g}."
+        in text
+    )
+    drop = int(np.argmin(np.diff(repeat)))
+    rise = int(np.argmax(np.diff(best)))
+    assert drop == rise  # the page says "in the same stretch"
+    assert (
+        f"fell fastest between steps {steps[drop]} and {steps[drop + 1]}, from {repeat[drop]:.2f} to "
+        f"{repeat[drop + 1]:.2f}, in the same stretch where the best induction score rose the most, from "
+        f"{best[rise]:.2f} to {best[rise + 1]:.2f}"
+    ) in text
+    assert repeat[drop + 1] < repeat[drop] - 1.0  # a real drop
+    assert f"went from {first[drop]:.2f} to {first[drop + 1]:.2f}" in text
+    n_words = len(_config()["vocab"]) - 1
+    assert "(no <unk>)" in record["eval_batch"]  # held-out words are drawn from the n_words real words
+    assert first.min() > np.log(n_words)  # "no trick helps": never better than an even guess
+    assert f"never went below {first.min():.2f}" in text and f"ln {n_words} = {np.log(n_words):.2f}" in text
+    last = history[-1]
+    assert f"best head scores {np.max(last['induction_score']):.2f}" in text
+    assert f"repeat accuracy is {last['repeat_accuracy']:.2f}" in text
+    assert f"period {record['eval_period']}." in text
+
+
+def _sbs(**query: str) -> AppTest:
+    return _run(AppTest.from_file(STEP_PAGE, default_timeout=60), weights="decoder", **query)
+
+
+def _torch_induction(torch_model: TinyDecoder, decoder: dc.Decoder, words: list[str], period: int) -> np.ndarray:
+    """Induction scores (L, H) by hand from the torch model's attentions."""
+    _, attentions = _torch_run(torch_model, decoder, words)
+    t = np.arange(period, len(words))
+    return attentions[:, :, t, t - period + 1].mean(axis=-1)
+
+
+def test_step_by_step_names_the_decoders_induction_heads_from_their_scores(decoder, torch_model):
+    at = _sbs(layer="1")
+    words = dc.random_repeated(decoder, 20, seed=0)
+    scores = _torch_induction(torch_model, decoder, words, 20)
+    heads = [(int(layer), int(head)) for layer, head in np.argwhere(scores > dc.INDUCTION_THRESHOLD)]
+    assert heads, "the shipped decoder should have an induction head"
+    caption = " ".join(c.value for c in at.sidebar.caption)
+    names = "; ".join(f"layer {layer + 1}, head {head}" for layer, head in heads)
+    assert f"{len(heads)} of its {scores.size} heads have an induction score above 0.5" in caption
+    assert f"These are induction heads: {names}." in caption
+    assert "On 20 random words followed by the same 20 again" in caption
+    assert np.all(np.abs(scores - dc.INDUCTION_THRESHOLD) > 0.05)  # no head sits on the threshold
+
+
+def test_step_by_step_says_what_the_decoder_does_after_a_head(decoder):
+    """Step 9 follows attn_core.decoder.run: concat, W_O, residual add; then the next layer,
+    or the unembedding after the last. No LayerNorm, no feed-forward network."""
+    config = _config()
+    L, H = config["n_layers"], config["n_heads"]
+    for layer in range(L):
+        at = _sbs(layer=str(layer), text="the cat sat on the mat")
+        text = next(m.value for m in at.markdown if m.value.startswith("Each output row is a blend"))
+        assert f"other {H - 1} heads' outputs of layer {layer + 1} ({H * config['d_v']} numbers per token)" in text
+        assert f"W_O back to {config['d_model']} numbers and added to the token's own vector" in text
+        assert "no normalisation and no feed-forward network" in text and "normalised" not in text
+        if layer + 1 < L:
+            assert f"Layer {layer + 2} reads the sum as its X." in text and "unembedding" not in text
+        else:
+            assert f"each of the {len(config['vocab'])} entries of the vocabulary (<unk> included)" in text
+    # The other sources keep the transformer's story (LayerNorm and the feed-forward network).
+    at = _run(AppTest.from_file(STEP_PAGE, default_timeout=60))
+    text = next(m.value for m in at.markdown if m.value.startswith("Each output row is a blend"))
+    assert "normalised, then passed through a feed-forward network" in text
+
+
+def test_step_by_step_decoder_warnings_and_vocabulary(decoder):
+    n_words = len(_config()["vocab"]) - 1
+    at = _sbs(text="The zebra sat on the **sofa** <b>")
+    warnings = [w.value for w in at.warning]
+    unknown = dc.decoder_lesson(decoder, "The zebra sat on the **sofa** <b>").unknown
+    assert unknown == ("zebra", "*", "sofa", "<", "b", ">")
+    assert warnings == [
+        f"Not in the decoder's {n_words}-word vocabulary, so read as <unk>: "
+        + ", ".join(f"“{md_escape(w)}”" for w in unknown)
+        + "."
+    ]
+    assert "“\\*”" in warnings[0] and "&lt;" in warnings[0] and "<b>" not in warnings[0]
+    assert any(f"its own {n_words}-word vocabulary" in m.value for m in at.markdown)
+    at = _sbs(text=" ".join(["cat"] * 80))  # the decoder's limit is the page's: one warning says so
+    assert _config()["train_length"] == dc.MAX_TOKENS == MAX_TOKENS
+    assert [w.value for w in at.warning] == [
+        f"The sentence has more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} are used."
+    ]
+    assert z_matrix(figure_by_title(at, "Step 8: attention weights")["data"][0]).shape == (64, 64)
+    at = _sbs(text=" ".join(f"w{n}" for n in range(25)))
+    assert at.warning[0].value.endswith("“w19” and 5 more.")

@@ -3,6 +3,7 @@ the pages in teaching order, and no torch."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -67,3 +68,23 @@ def test_home_never_imports_torch():
         "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def test_the_paths_numbers_are_read_from_the_model_and_the_pages():
+    """The Real model line counts the embedded model's heads from its config.json, and the
+    long-sentence note names Step by step's own token limit."""
+    from attn_core import transformer as tr
+    from ui.common import MAX_TOKENS
+
+    at = _home()
+    lines = [m.value for m in at.markdown if m.value.startswith("**") and m.value[2:3].isdigit()]
+    real = next(line for line in lines if "heads" in line and "BERT" in line)
+    folder = tr.minilm_dir()
+    if folder is None:
+        assert "The heads of a trained BERT model" in real
+    else:
+        config = json.loads((folder / "config.json").read_text())
+        L, H = config["num_hidden_layers"], config["num_attention_heads"]
+        assert f"The {L * H} heads ({L} layers of {H}) of all-MiniLM-L6-v2" in real
+    at.text_input(key="home_text").set_value(" ".join(f"w{i}" for i in range(30))).run()
+    assert any(c.value.endswith(f"Step by step takes up to {MAX_TOKENS}.") for c in at.caption)

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
+from attn_core import walkthrough as wt
 from attn_core.figures import safe_label
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
@@ -410,19 +411,113 @@ def test_repeated_words_and_case_claims_match_the_numbers():
     assert "“The” and “the” are different words" in " ".join(m.value for m in at.markdown)
 
 
-def test_the_spread_claims_are_the_pages_own_numbers():
-    """Step 6 says: about 1 for unit-variance inputs, and here Var(X) is about 1 + 0.5 with
-    positions on, so std(S~) is a little wider. Check each part against the engine."""
-    at = run_page()
-    _, _, steps = engine()
-    text = " ".join(m.value for m in at.markdown)
-    assert f"have variance {np.var(steps.x):.2f}" in text and f"std(S̃) = {np.std(steps.scaled):.2f}" in text
-    pe = ac.positional_encoding(64, 16)
-    assert abs(float(np.mean(pe**2)) - 0.5) < 0.01  # "the positions add about 0.5"
-    spreads = []
-    for seed in range(40):  # unit-variance inputs: the scaled scores spread about 1
-        x = np.random.default_rng(seed).standard_normal((16, 16))
+def _step6(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Large scores push the softmax"))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{}, dict(text=PRESETS[1], d_model="64"), dict(text=TWO_THE, d_model="2", seed="4"), dict(pos="0")],
+    ids=["default", "long,d_model=64", "d_model=2", "positions-off"],
+)
+def test_the_spread_sentence_is_the_pages_own_x(query):
+    """Step 6 splits X's mean square into the word vectors' part and what the positions add:
+    every number is the page's own X (read back from its chart), and the parts add up as
+    printed. Var(X) and std(S~) are the page's too, and the lesson is the one the page shows."""
+    at = run_page(**query)
+    x = trace_z(at, "Step 2: X")
+    tokens = ac.tokenize(query.get("text", PRESETS[0]), max_tokens=64)
+    d_model, positions = int(query.get("d_model", 16)), query.get("pos", "1") == "1"
+    lesson = wt.lesson(
+        wt.seeded_source(tuple(tokens), d_model, 4, seed=int(query.get("seed", 0)), positional=positions)
+    )
+    np.testing.assert_allclose(x, lesson.steps.x, rtol=1e-12, atol=1e-12)
+    text = _step6(at)
+    total = f"{np.mean(x**2):.2f}"
+    if positions:
+        words = np.mean((x - ac.positional_encoding(len(tokens), d_model)) ** 2)
+        found = re.search(
+            r"Here it is (\S+): the word vectors alone give (\S+) and the positions (add|take away) (\S+)\.", text
+        )
+        assert found, text
+        shown_total, shown_words, sign, shown_added = found.groups()
+        assert shown_total == total and shown_words == f"{words:.2f}"
+        added = float(shown_added) * (1 if sign == "add" else -1)
+        assert float(shown_words) + added == pytest.approx(float(shown_total), abs=1e-9)  # adds up as printed
+        assert added == pytest.approx(np.mean(x**2) - words, abs=0.011)  # what the positions really add
+    else:
+        assert f"Here the word vectors alone make X, and its mean square is {total}." in text
+    if f"{np.var(x):.2f}" != total:
+        assert f"Var(X) in Step 2 is smaller, {np.var(x):.2f}, because the variance first subtracts the mean" in text
+        assert f"the entries, {np.mean(x):.2f} here." in text
+        assert any(rf"\operatorname{{Var}}(X) = {np.var(x):.2f}" in b for b in latex_bodies(at))
+    assert f"In this run std(S̃) = {np.std(trace_z(at, 'Step 6: scaled scores')):.2f}." in text
+    assert lesson.stats.x_mean_square == pytest.approx(np.mean(x**2))
+
+
+def test_mean_square_inputs_give_scaled_scores_of_about_their_mean_square():
+    """The general claims of Step 6: with mean-0 random weights, the mean square of X's
+    entries is what sets the spread (unit-variance inputs: std(S~) about 1), and the
+    sinusoidal positions have a mean square of exactly 1/2 (sin² + cos² = 1 per pair)."""
+    spreads = {1.0: [], 2.0: []}
+    for seed in range(40):
         w = ac.init_weights(16, 4, seed=seed)
-        spreads.append(np.std(ac.attention_steps(x, w.w_q, w.w_k, w.w_v).scaled))
-    assert abs(np.mean(spreads) - 1.0) < 0.15
-    assert np.std(steps.scaled) > np.mean(spreads)  # wider with positions, as the page says
+        for ms in spreads:
+            x = np.random.default_rng(seed).standard_normal((16, 16)) * np.sqrt(ms)
+            spreads[ms].append(np.std(ac.attention_steps(x, w.w_q, w.w_k, w.w_v).scaled))
+    assert abs(np.mean(spreads[1.0]) - 1.0) < 0.15
+    assert abs(np.mean(spreads[2.0]) - 2.0) < 0.3  # it grows with the mean square
+    for T, d in ((7, 16), (64, 64), (3, 2)):
+        assert np.mean(ac.positional_encoding(T, d) ** 2) == pytest.approx(0.5)
+    # Step 3: a query entry's variance (over the random weights) is about X's mean square, not its
+    # variance; here X has mean 1, so the two differ by a factor of 2.
+    x = 1.0 + np.random.default_rng(1).standard_normal((8, 16))
+    q = np.stack([x @ ac.init_weights(16, 4, seed=s).w_q for s in range(300)])  # (seeds, T, d_k)
+    assert np.mean(q**2) == pytest.approx(np.mean(x**2), rel=0.1)
+    assert abs(np.mean(q**2) - np.var(x)) > 0.5
+
+
+def test_the_weights_help_counts_the_real_models_heads_from_its_config():
+    from attn_core import transformer as tr
+
+    at = run_page()
+    help_text = at.radio(key="sbs_weights").help
+    folder = tr.minilm_dir()
+    if folder is None:
+        assert "a trained head of all-MiniLM-L6-v2" in help_text
+        return
+    config = json.loads((folder / "config.json").read_text())
+    L, H = config["num_hidden_layers"], config["num_attention_heads"]
+    assert f"one of the {L * H} trained heads ({L} layers of {H}) of all-MiniLM-L6-v2" in help_text
+    assert "A decoder head comes from the small causal model" in help_text
+
+
+def test_the_worked_softmax_table_names_the_masked_scores_m():
+    """With the causal mask on, row i of the softmax table is labelled M_{i,j}: the scaled
+    score where j <= i, -inf after it, then exp(M) and A; the numbers are the engine's."""
+    at = run_page(text=TWO_THE, causal="1")
+    _, _, steps = engine(text=TWO_THE, causal=True)
+    i = 2
+    at.selectbox(key="sbs_i").set_value(i)
+    rerun(at)
+    table = next(b for b in latex_bodies(at) if b.startswith(r"\begin{array}"))
+    rows = table.removesuffix(r"\end{array}").replace(r"\hline ", "").split(r" \\ ")
+    head, m_row, exp_row, a_row = (r.split(" & ") for r in rows)
+    assert head[0].endswith("j") and head[1:] == [str(j) for j in range(len(steps.masked))]
+    assert m_row[0] == rf"M_{{{i},j}}" and exp_row[0] == rf"\exp(M_{{{i},j}})" and a_row[0] == rf"A_{{{i},j}}"
+    for j, cell in enumerate(m_row[1:]):
+        assert cell == (r"-\infty" if j > i else wt.latex_num(steps.scaled[i, j]))
+        assert a_row[1 + j] == wt.latex_num(steps.weights[i, j])
+    assert [exp_row[1 + j] for j in range(i + 1, len(steps.masked))] == ["0.00"] * (len(steps.masked) - i - 1)
+
+
+@pytest.mark.parametrize("raw", ["none", "all", ""])
+def test_a_link_without_a_token_for_the_worked_cell_picks_one(raw):
+    """i and j must name a token: a link with ?i=none (or all, or nothing) opens on the
+    default cell and writes that back, instead of failing."""
+    at = AppTest.from_file(str(ROOT / "lessons" / "step_by_step.py"), default_timeout=60)
+    at.query_params.update({"i": raw, "j": raw})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["sbs_i"] == 2 and at.session_state["sbs_j"] == 1
+    assert "i" not in at.query_params and "j" not in at.query_params

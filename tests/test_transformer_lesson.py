@@ -232,6 +232,23 @@ def test_page_without_the_model(no_model):
     assert_array_equal(decode(cost["data"][1]["y"]), co.recurrent_curve)
 
 
+def test_the_decoder_mask_is_explained_by_teacher_forcing(no_model):
+    """Section 5 says the whole target is present in training and the mask stops a token
+    seeing the ones it must predict. With every token present, the causal head's output at
+    t ignores a change to a later token; without the mask it does not."""
+    at = _run(_page())
+    text = _text(at)
+    assert "in training the whole target is fed in at once (teacher forcing)" in text
+    assert "the mask is what keeps each token from seeing the ones it has to predict" in text
+    assert "writes the target one token at a time, so" not in text
+    tokens = list(_tokens(B))
+    changed = [*tokens[:-1], "zebra"]  # only the last token differs
+    w = ac.init_weights(16, 4, seed=0)
+    for mask, same in (("causal", True), (None, False)):
+        outs = [ac.attention_steps(ac.embed(t, 16), w.w_q, w.w_k, w.w_v, mask=mask).output for t in (tokens, changed)]
+        assert np.array_equal(outs[0][:-1], outs[1][:-1]) is same
+
+
 def test_page_heads_that_do_not_divide(no_model):
     at = _page()
     at.query_params["d_model"] = "512"

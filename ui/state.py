@@ -153,9 +153,11 @@ def first_value(values: Sequence[str]) -> str | None:
 
 
 def clamp_index(value: int | None, n: int, default: int | None = 0) -> int | None:
-    """A token index picked from the URL or earlier, kept inside 0..n-1 (None stays None)."""
+    """A token index picked from the URL or earlier, kept inside 0..n-1. None ("none", "all"
+    or nothing in a link) gives ``default``: None where the picker allows "all tokens", a
+    token where it must name one."""
     if value is None:
-        return None
+        return default
     if n <= 0:
         return default
     return min(max(int(value), 0), n - 1)
