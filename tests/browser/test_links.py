@@ -1,27 +1,39 @@
 """Shared links: every page opened from a link as the very first request to a freshly started
-server shows no dialog and starts its widgets from the URL; changing a widget writes the
-URL back, and a value at its default is left out.
+server shows no dialog and starts every widget the link names from the URL; changing a widget
+writes the URL back, and a value at its default is left out. One link is also opened on a
+fresh server in the dark theme, and values outside a widget's range are clamped, not reset.
 
 A folder named pages/ used to put Streamlit in its legacy multipage mode until
 st.navigation had run once, so such a first visit showed "Page not found"."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.checks import Watch, problems
 from tests.browser.server import StreamlitServer
 from tests.browser.session import offline_context
-from tests.browser.waits import RUN_COUNTER_JS, run_count, wait_for_run
+from tests.browser.waits import (
+    PAGES,
+    RUN_COUNTER_JS,
+    bump_number,
+    fill_text,
+    nudge_slider,
+    run_count,
+    wait_for_run,
+)
 
 pytestmark = pytest.mark.browser
 
 # The value a widget shows, found by its accessible name (Streamlit puts the label there):
-# a text box's text, a switch's state, a slider's shown value, a select box's choice, a
-# radio group's chosen option, a multiselect's chosen chips.
+# a text box's text, a switch's or checkbox's state, a slider's shown value, a select box's
+# choice, a radio group's chosen option, a multiselect's chosen chips (a list).
 WIDGET_VALUE_JS = """
 (label) => {
   const named = Array.from(document.querySelectorAll('[aria-label]'))
@@ -36,100 +48,180 @@ WIDGET_VALUE_JS = """
   if (input.type === 'checkbox') return input.checked;
   const slider = input.closest("[data-testid='stSlider']");
   if (slider) return slider.querySelector("[data-testid='stSliderThumbValue']").innerText.trim();
+  const multi = input.closest("[data-testid='stMultiSelect']");
+  if (multi) {
+    const chips = multi.querySelectorAll("[aria-label='Selected values'] [data-tag]");
+    return Array.from(chips, c => c.getAttribute('aria-label'));
+  }
   return input.value;
 }
 """
 DIALOG = "[role='dialog'], [data-testid='stDialog']"
+# The app's background colour, "rgb(r, g, b)".
+BACKGROUND_JS = "() => getComputedStyle(document.querySelector(\"[data-testid='stApp']\")).backgroundColor"
 
-# (page path with a link's query, {widget label: value it must show}, (label of a widget to
-# change with the keyboard, URL parameter that must then appear or change)).
+
+@dataclass(frozen=True)
+class Change:
+    """Set the widget labelled ``label`` to another value; then the URL's ``param`` must read
+    ``url`` (None: the new value is the default, so the parameter is left out).
+
+    ``to`` is the text to type, or the option to pick in a select box or a radio group; a
+    slider moves one step right and a number box one step up."""
+
+    label: str
+    param: str
+    url: str | None
+    to: str | None = None
+
+
+RM_TIRED = "The animal didn't cross the street because it was too tired."
+
+# pytest.param(page path with a link's query, {URL parameter: (label of its widget, value the
+# widget must show)}, a Change). Every parameter a link sets must appear here; a parameter at
+# its default (not in the link) may too, to check the widget's starting value.
 LINKS = [
-    ("?text=a+red+fox+jumps", {"Try a sentence": "a red fox jumps"}, None),
-    (
+    pytest.param(
+        "?text=a+red+fox+jumps",
+        {"text": ("Try a sentence", "a red fox jumps")},
+        Change("Try a sentence", "text", "the bear ate honey", to="the bear ate honey"),
+        id="home",
+    ),
+    pytest.param(
         "step-by-step?text=the+bear+ate&d_k=8&causal=1&seed=5&scale=0",
         {
-            "Sentence": "the bear ate",
-            "d_k (size of queries and keys)": "8",
-            "Causal mask (no looking ahead)": True,
-            "Seed (random weights)": "5",
-            "Divide the scores by √d_k": False,
-            "Add positional encoding": True,
+            "text": ("Sentence", "the bear ate"),
+            "d_k": ("d_k (size of queries and keys)", "8"),
+            "causal": ("Causal mask (no looking ahead)", True),
+            "seed": ("Seed (random weights)", "5"),
+            "scale": ("Divide the scores by √d_k", False),
+            "pos": ("Add positional encoding", True),
         },
-        ("d_model (size of each token vector)", "d_model"),
+        Change("d_model (size of each token vector)", "d_model", "17"),
+        id="step-by-step",
     ),
-    (
-        "softmax-lab?m=50&T=12&raise=3&delta=-2.5&dk_seed=2",
+    pytest.param(
+        "softmax-lab?text=a+b+c+d+e&seed=7&m=50&T=12&raise=3&delta=-2.5&dk_seed=2",
         {
-            "Multiplier m": "50.0",
-            "Keys per row T (entropy experiment)": "12",
-            "Raise it by": "-2.50",
-            "Seed for q and k": "2",
+            "text": ("Sentence (its words label the keys)", "a b c d e"),
+            "seed": ("Seed for the scores", "7"),
+            "m": ("Multiplier m", "50.0"),
+            "T": ("Keys per row T (entropy experiment)", "12"),
+            "raise": ("Score to raise", "3:d"),  # labelled with the link's own sentence
+            "delta": ("Raise it by", "-2.50"),
+            "dk_seed": ("Seed for q and k", "2"),
         },
-        ("Keys per row T (entropy experiment)", "T"),
+        Change("Keys per row T (entropy experiment)", "T", "13"),
+        id="softmax-lab",
     ),
-    (
-        "multi-head?text=one+two+three&heads=3&d_model=32&causal=1&seed=7",
-        {"Sentence": "one two three", "Heads H": "3", "d_model": "32", "Causal mask": True, "Seed": "7"},
-        ("Heads H", "heads"),
-    ),
-    (
-        "cross-attention?source=I+like+tea&target=J%27aime+le+th%C3%A9&swap=1&d_k=8",
+    pytest.param(
+        "multi-head?text=one+two+three&heads=3&d_model=32&d_k=8&causal=1&seed=7",
         {
-            "Source sentence (encoder side)": "I like tea",
-            "Target sentence (decoder side)": "J'aime le thé",
-            "Swap: queries from the source": True,
-            "d_k = d_v": "8",
+            "text": ("Sentence", "one two three"),
+            "heads": ("Heads H", "3"),
+            "d_model": ("d_model", "32"),
+            "d_k": ("d_k = d_v", "8"),
+            "causal": ("Causal mask", True),
+            "seed": ("Seed", "7"),
         },
-        ("d_k = d_v", "d_k"),
+        Change("Heads H", "heads", None),  # 3 -> 4, the default: left out
+        id="multi-head",
     ),
-    (
+    pytest.param(
+        "cross-attention?source=I+like+tea&target=J%27aime+le+th%C3%A9&swap=1&d_model=32&d_k=8&seed=6",
+        {
+            "source": ("Source sentence (encoder side)", "I like tea"),
+            "target": ("Target sentence (decoder side)", "J'aime le thé"),
+            "swap": ("Swap: queries from the source", True),
+            "d_model": ("d_model", "32"),
+            "d_k": ("d_k = d_v", "8"),
+            "seed": ("Seed", "6"),
+        },
+        Change("d_k = d_v", "d_k", "16"),
+        id="cross-attention",
+    ),
+    pytest.param(
         "masks-and-cost?text=a+b+c+d+e&radius=1&dilation=3&seed=4",
-        {"Sentence": "a b c d e", "Window radius r": "1", "Dilation": "3", "Seed": "4"},
-        ("Window radius r", "radius"),
+        {
+            "text": ("Sentence", "a b c d e"),
+            "radius": ("Window radius r", "1"),
+            "dilation": ("Dilation", "3"),
+            "seed": ("Seed", "4"),
+        },
+        Change("Window radius r", "radius", None),  # 1 -> 2, the default: left out
+        id="masks-and-cost",
     ),
-    (
+    pytest.param(
         "real-model?a=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&b=&view=neuron&layer=3"
         "&head=1&query=10",
         {
-            "Sentence A": "The animal didn't cross the street because it was too tired.",
-            "Sentence B (optional)": "",
-            "View": "Neuron view",
-            "Layer": "layer 3",
-            "Head": "head 1",
-            "Query token": "10: it",
+            "a": ("Sentence A", RM_TIRED),
+            "b": ("Sentence B (optional)", ""),
+            "view": ("View", "Neuron view"),
+            "layer": ("Layer", "layer 3"),
+            "head": ("Head", "head 1"),
+            "query": ("Query token", "10: it"),
         },
-        None,
+        Change("Layer", "layer", "4", to="layer 4"),
+        id="real-model-neuron",
     ),
-    (
+    pytest.param(
+        "real-model?a=The+cat+sat.&b=It+was+tired.&layer=2&heads=0,5,11&focus=3&region=A%E2%86%92B&hide=1"
+        "&threshold=0.2",
+        {
+            "a": ("Sentence A", "The cat sat."),
+            "b": ("Sentence B (optional)", "It was tired."),
+            "view": ("View", "Head view"),
+            "layer": ("Layer", "layer 2"),
+            "heads": ("Heads", ["head 0", "head 5", "head 11"]),
+            "focus": ("Focus on a query token", "3: sat"),  # [CLS] the cat sat
+            "region": ("Which lines", "A→B"),
+            "hide": ("Hide [CLS] and [SEP]", True),
+            "threshold": ("Hide lines fainter than", "0.20"),
+        },
+        Change("View", "view", "model", to="Model view"),
+        id="real-model-head",
+    ),
+    pytest.param(
         "decoder?text=cat+dog+sun+cat+dog+sun&layer=0&head=2&focus=4",
         {
-            "Words (from the model's 100-word vocabulary)": "cat dog sun cat dog sun",
-            "Layer": "layer 1",
-            "Head": "head 2",
-            "Focus on a word": "4: dog",
+            "text": ("Words (from the model's 100-word vocabulary)", "cat dog sun cat dog sun"),
+            "layer": ("Layer", "layer 1"),
+            "head": ("Head", "head 2"),
+            "focus": ("Focus on a word", "4: dog"),
         },
-        None,
+        Change("Head", "head", "3", to="head 3"),
+        id="decoder",
     ),
-    (
-        "attention-in-a-transformer?a=one+two+three&d_model=32&heads=8",
+    pytest.param(
+        "attention-in-a-transformer?a=one+two+three&b=un+deux+trois&d_model=32&heads=8&seed=9",
         {
-            "Sentence A (the encoder's source)": "one two three",
-            "d_model (width of every token vector)": "32",
-            "H (attention heads)": "8",
+            "a": ("Sentence A (the encoder's source)", "one two three"),
+            "b": ("Sentence B (the decoder's target)", "un deux trois"),
+            "d_model": ("d_model (width of every token vector)", "32"),
+            "heads": ("H (attention heads)", "8"),
+            "seed": ("Seed for the random weights", "9"),
         },
-        ("H (attention heads)", "heads"),
+        Change("H (attention heads)", "heads", "12"),
+        id="attention-in-a-transformer",
     ),
-    (
-        "articles-checked?k_mat=0.3,+0.4,+0.2&seed=3",
-        {"k_mat": "0.3, 0.4, 0.2", "Seed for the random vectors of sections 2 to 5": "3"},
-        None,
+    pytest.param(
+        "articles-checked?k_mat=0.3,+0.4,+0.2&seed=3&scale=2",
+        {
+            "k_mat": ("k_mat", "0.3, 0.4, 0.2"),
+            "seed": ("Seed for the random vectors of sections 2 to 5", "3"),
+            "scale": ("Standard deviation s of the learned q and k entries", "2.0"),
+        },
+        Change("Seed for the random vectors of sections 2 to 5", "seed", "4"),
+        id="articles-checked",
     ),
 ]
 
 
 @pytest.fixture
-def fresh_server() -> Iterator[StreamlitServer]:
-    server = StreamlitServer().start()
+def fresh_server(request) -> Iterator[StreamlitServer]:
+    """A server no browser has talked to yet, light unless parametrized with "dark"."""
+    server = StreamlitServer(theme=getattr(request, "param", "light")).start()
     try:
         yield server
     finally:
@@ -144,37 +236,127 @@ def _query(url: str) -> dict[str, list[str]]:
     return parse_qs(urlparse(url).query, keep_blank_values=True)
 
 
-IDS = [link.split("?")[0] or "home" for link, *_ in LINKS]
+def _problems(page, watch: Watch) -> list[str]:
+    """What went wrong on the page, less the 404 a deep link causes (it probes
+    /<page>/_stcore/health)."""
+    return [p for p in problems(page, watch) if "404" not in p]
 
 
-@pytest.mark.parametrize(("link", "expected", "change"), LINKS, ids=IDS)
-def test_a_shared_link_opens_cleanly_on_a_fresh_server(browser, fresh_server, link, expected, change) -> None:
+def _css_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a CSS string literal: quotes and backslashes escaped
+
+
+def _pick(page, box, option: str) -> None:
+    """Open the select box ``box`` from the keyboard and click ``option`` in its list."""
+    listed = page.get_by_role("option", name=option, exact=True)
+    for _ in range(3):  # a key press that lands while the box re-renders is lost: press again
+        box.focus()
+        box.press("ArrowDown")
+        try:
+            listed.wait_for(timeout=3000)
+            break
+        except PlaywrightTimeoutError:
+            box.press("Escape")
+    since = run_count(page)
+    listed.click()
+    wait_for_run(page, since)
+
+
+def _change(page, change: Change) -> None:
+    """Drive the widget labelled ``change.label`` the way a student would, and wait for the rerun."""
+    label = _css_string(change.label)
+    group = page.locator(f"[role='radiogroup'][aria-label={label}]")
+    box = page.locator(f"input[aria-label={label}], textarea[aria-label={label}]").first
+    widget = box.locator(
+        "xpath=ancestor::*[@data-testid='stSlider' or @data-testid='stNumberInput' or @data-testid='stSelectbox'"
+        " or @data-testid='stTextInput' or @data-testid='stTextArea'][1]"
+    )
+    kind = "radio" if group.count() else widget.get_attribute("data-testid")
+    if kind == "radio":
+        since = run_count(page)
+        group.get_by_text(change.to, exact=True).click()
+        wait_for_run(page, since)
+    elif kind == "stSlider":
+        nudge_slider(page, widget)
+    elif kind == "stNumberInput":
+        bump_number(page, widget)
+    elif kind == "stSelectbox":
+        _pick(page, box, change.to)
+    else:
+        fill_text(page, widget, change.to)
+    if change.to is not None:
+        assert _values(page, [change.label]) == {change.label: change.to}
+
+
+def _open_link(browser, server: StreamlitServer, link: str, expected: dict, change: Change) -> str:
+    """Open ``link`` as the server's first request, check it, change one widget and check the
+    URL follows. Returns the app's background colour."""
     watch = Watch()
     context = offline_context(browser, watch)
     try:
         page = context.new_page()
         watch.attach(page)
-        page.goto(f"{fresh_server.url}/{link}")  # the server's very first request
+        page.goto(f"{server.url}/{link}")  # the server's very first request
         page.wait_for_selector("[data-testid='stApp']", state="attached")
         wait_for_run(page, 0)
         page.wait_for_timeout(500)  # a "Page not found" dialog came up right after the first run
         assert page.locator(DIALOG).count() == 0, page.locator(DIALOG).first.inner_text()
         assert "Page not found" not in page.inner_text("body")
-        assert _values(page, expected) == expected
+        sent = _query(f"{server.url}/{link}")
+        assert set(sent) <= set(expected), f"the link sets {sorted(set(sent) - set(expected))}: check their widgets"
+        shown = dict(expected.values())
+        assert _values(page, shown) == shown
         # Every value the link set is still in the address bar (nothing was reset to its default).
-        sent, kept = _query(f"{fresh_server.url}/{link}"), _query(page.url)
+        kept = _query(page.url)
         assert {k: v for k, v in sent.items() if v != [""]} == {k: v for k, v in kept.items() if v != [""]}
-        if change is not None:
-            label, param = change
-            thumb = page.locator(f"input[aria-label={label!r}]").first
-            before = _query(page.url).get(param)
-            since = run_count(page)
-            thumb.focus()
-            thumb.press("ArrowRight")
-            wait_for_run(page, since)
-            assert _query(page.url).get(param) != before, f"moving {label!r} did not change ?{param}="
-        bad = [p for p in problems(page, watch) if "404" not in p]  # a deep link probes /<page>/_stcore/health
-        assert not bad, bad
+        before = kept.get(change.param)
+        _change(page, change)
+        after = _query(page.url).get(change.param)
+        assert after != before, f"changing {change.label!r} did not change ?{change.param}="
+        assert after == (None if change.url is None else [change.url]), f"{change.label!r}: ?{change.param}={after}"
+        assert not _problems(page, watch), _problems(page, watch)
+        return page.evaluate(BACKGROUND_JS)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("link", "expected", "change"), LINKS)
+def test_a_shared_link_opens_cleanly_on_a_fresh_server(browser, fresh_server, link, expected, change) -> None:
+    _open_link(browser, fresh_server, link, expected, change)
+
+
+@pytest.mark.parametrize("fresh_server", ["dark"], indirect=True)
+def test_a_shared_link_opens_cleanly_in_the_dark_theme(browser, fresh_server) -> None:
+    """The Step by step link again, as the first request to a fresh server started with the
+    dark theme: same widgets, same URL, and the app really is dark."""
+    link, expected, change = next(p.values for p in LINKS if p.id == "step-by-step")
+    background = _open_link(browser, fresh_server, link, expected, change)
+    red, green, blue = (int(c) for c in background[background.index("(") + 1 : -1].split(",")[:3])
+    assert max(red, green, blue) < 64, f"the dark theme's background is {background}"
+
+
+def test_values_out_of_range_are_clamped_not_reset(browser, server) -> None:
+    """A hand-edited link: numbers beyond a widget's range are moved to its nearest end, a
+    multiplier between the choices to the nearest choice, and unreadable values give the
+    default (left out of the URL); the address bar then holds what the widgets show."""
+    watch = Watch()
+    context = offline_context(browser, watch)
+    try:
+        page = context.new_page()
+        watch.attach(page)
+        page.goto(f"{server.url}/softmax-lab?T=999&dk_seed=-5&m=42&delta=2.3&raise=zz&seed=nan")
+        wait_for_run(page, 0)
+        shown = {
+            "Keys per row T (entropy experiment)": "64",
+            "Seed for q and k": "0",
+            "Multiplier m": "50.0",
+            "Raise it by": "2.50",
+            "Score to raise": "0:The",
+            "Seed for the scores": "0",
+        }
+        assert _values(page, shown) == shown
+        assert _query(page.url) == {"T": ["64"], "m": ["50"], "delta": ["2.5"]}, page.url
+        assert not _problems(page, watch), _problems(page, watch)
     finally:
         context.close()
 
@@ -185,9 +367,10 @@ def test_defaults_stay_out_of_the_url(browser, server) -> None:
     context.add_init_script(RUN_COUNTER_JS)
     try:
         page = context.new_page()
-        for path in ("step-by-step", "softmax-lab", "multi-head", "cross-attention", "masks-and-cost"):
+        assert len(PAGES) == 10
+        for _title, path, _name in PAGES:
             page.goto(f"{server.url}/{path}")
             wait_for_run(page, 0)
-            assert urlparse(page.url).query == "", f"{path}: {page.url}"
+            assert urlparse(page.url).query == "", f"{path or 'home'}: {page.url}"
     finally:
         context.close()
