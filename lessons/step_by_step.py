@@ -459,8 +459,27 @@ if real_head:
 
 deck.nav()
 
-hidden = False  # the weights, Z and the worked softmax, while a prediction waits to be revealed
 HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
+HIDDEN_SCORES = (
+    "Hidden until you reveal your prediction (Predict first is on): the softmax keeps each row's order, "
+    "so the largest score in a row is also its largest weight, and this matrix would give the answer away."
+)
+
+
+def prediction(qi: int) -> quiz.Question:
+    """Predict first: which key query ``qi`` weights most, made from this run's weights."""
+    return quiz.Question(
+        key="sbs_quiz",
+        prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
+        options=tuple(_option(tokens)(n) for n in range(T)),
+        answer=int(np.argmax(steps.weights[qi])),
+        value=float(steps.weights[qi].max()),
+        value_label="the largest weight in the row",
+    )
+
+
+# The scores, the weights, Z and the worked softmax stay hidden while a prediction waits.
+hidden = predict and not quiz.revealed(prediction(STATE.value("i")))
 
 # Step 1 -------------------------------------------------------------------------------
 if deck.shows(0):
@@ -620,16 +639,19 @@ if deck.shows(4):
         rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
         rf"\quad \operatorname{{std}}(S) = {wt.latex_num(stats.scores_std)}"
     )
-    _matrix(
-        "scores",
-        steps.scores,
-        "Step 5: scores QKᵀ",
-        labels,
-        labels,
-        row_title="query i",
-        col_title="key j",
-        value_name="score",
-    )
+    if hidden:
+        st.info(HIDDEN_SCORES)
+    else:
+        _matrix(
+            "scores",
+            steps.scores,
+            "Step 5: scores QKᵀ",
+            labels,
+            labels,
+            row_title="query i",
+            col_title="key j",
+            value_name="score",
+        )
 
 # Step 6 -------------------------------------------------------------------------------
 if deck.shows(5):
@@ -643,17 +665,20 @@ if deck.shows(5):
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
     )
     st.latex(_factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}")
-    _matrix(
-        "scaled",
-        steps.scaled,
-        "Step 6: scaled scores",
-        labels,
-        labels,
-        row_title="query i",
-        col_title="key j",
-        value_name="scaled score",
-        fmt=score_fmt,
-    )
+    if hidden:
+        st.info(HIDDEN_SCORES)
+    else:
+        _matrix(
+            "scaled",
+            steps.scaled,
+            "Step 6: scaled scores",
+            labels,
+            labels,
+            row_title="query i",
+            col_title="key j",
+            value_name="scaled score",
+            fmt=score_fmt,
+        )
 
 # Step 7 -------------------------------------------------------------------------------
 if deck.shows(6):
@@ -675,31 +700,26 @@ if deck.shows(6):
             "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
         )
         st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
-    _matrix(
-        "masked",
-        steps.masked,
-        "Step 7: masked scores",
-        labels,
-        labels,
-        row_title="query i",
-        col_title="key j",
-        value_name="masked score",
-        fmt=score_fmt,
-    )
+    if hidden:
+        st.info(HIDDEN_SCORES)
+    else:
+        _matrix(
+            "masked",
+            steps.masked,
+            "Step 7: masked scores",
+            labels,
+            labels,
+            row_title="query i",
+            col_title="key j",
+            value_name="masked score",
+            fmt=score_fmt,
+        )
 
 # Predict first: the question is made from this run's weights, before they are shown -----
 if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
     with st.container(border=True):
         qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
-        question = quiz.Question(
-            key="sbs_quiz",
-            prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
-            options=tuple(_option(tokens)(n) for n in range(T)),
-            answer=int(np.argmax(steps.weights[qi])),
-            value=float(steps.weights[qi].max()),
-            value_label="the largest weight in the row",
-        )
-        hidden = not quiz.ask(question)
+        hidden = not quiz.ask(prediction(qi))
         quiz.score_line()
 
 # Step 8 -------------------------------------------------------------------------------

@@ -521,3 +521,26 @@ def test_a_link_without_a_token_for_the_worked_cell_picks_one(raw):
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["sbs_i"] == 2 and at.session_state["sbs_j"] == 1
     assert "i" not in at.query_params and "j" not in at.query_params
+
+
+def test_predict_first_hides_every_matrix_that_gives_the_answer_away():
+    """The softmax keeps each row's order, so the scores, scaled and masked scores show the
+    answer as well as the weights do: with "Predict first" on, all of them wait for the reveal,
+    and the revealed answer is the engine's argmax and weight for the chosen query."""
+    at = AppTest.from_file(str(ROOT / "lessons" / "step_by_step.py"), default_timeout=60)
+    at.query_params.update({"predict": "1", "i": "3"})
+    at.run()
+    assert not at.exception
+    titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
+    for hidden in ("Step 5", "Step 6", "Step 7", "Step 8", "Step 9"):
+        assert hidden not in titles, f"{hidden} is shown before the reveal"
+    assert "Step 4" in titles  # what does not give the answer away stays
+    tokens = tuple(ac.tokenize(at.text_input(key="sbs_text").value))
+    source = wt.seeded_source(tokens, 16, 4, seed=0, positional=True)
+    weights = wt.lesson(source, scale=True, multiplier=1.0, causal=False).steps.weights
+    at.button(key="sbs_quiz_reveal").click().run()
+    answer = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
+    assert f"{weights[3].max():.3f}" in answer and tokens[int(weights[3].argmax())] in answer
+    titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
+    for shown in ("Step 5", "Step 6", "Step 7", "Step 8"):
+        assert shown in titles, f"{shown} is still hidden after the reveal"
