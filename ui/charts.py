@@ -5,9 +5,11 @@ make the figures; this module only sends them.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import pickle
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -110,23 +112,53 @@ def show_chart(key: str, build, *args, table: Table | None = None, focus_row: in
     except (AttributeError, TypeError, pickle.PicklingError):
         show_figure(build(*args, **kwargs), key, table=table, focus_row=focus_row)
         return
-    fingerprint = hashlib.blake2b(inputs, digest_size=16).hexdigest()
-    _send(_shared(fingerprint, build, args, kwargs, table, focus_row, scale), key, table)
+    fingerprint = hashlib.blake2b(inputs, digest_size=16).digest()
+    fig = _SHARED.get(fingerprint)
+    if fig is None:
+        fig = _SHARED.put(fingerprint, _ready(build(*args, **kwargs), table, focus_row, scale, fingerprint[:8].hex()))
+    _send(fig, key, table)
 
 
-@st.cache_resource(max_entries=SHARED_FIGURES, show_spinner=False)
-def _shared(fingerprint: str, _build, _args, _kwargs, _table, _focus_row, _scale) -> go.Figure:
-    """The figure for ``fingerprint``, ready to send. st.cache_resource, not st.cache_data: the
-    figure is shared and never copied (copying a Figure costs as much as building it), so
-    nothing may change it after browser_figure; st.plotly_chart only reads it (to_dict)."""
-    return _ready(_build(*_args, **_kwargs), _table, _focus_row, _scale)
+class _Shared:
+    """The last ``size`` figures made ready to send, by fingerprint, for every session.
+
+    Not st.cache_data: a hit would unpickle a copy, and copying a Figure costs as much as
+    building it, so the figure is shared and never copied; nothing may change it after
+    browser_figure (st.plotly_chart only reads it: to_dict makes its own copy). Not
+    st.cache_resource either: its per-call argument handling (inspect.signature) cost more
+    than this whole lookup.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._figures: collections.OrderedDict[bytes, go.Figure] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, fingerprint: bytes) -> go.Figure | None:
+        with self._lock:
+            fig = self._figures.get(fingerprint)
+            if fig is not None:
+                self._figures.move_to_end(fingerprint)
+            return fig
+
+    def put(self, fingerprint: bytes, fig: go.Figure) -> go.Figure:
+        with self._lock:
+            self._figures[fingerprint] = fig
+            while len(self._figures) > self._size:
+                self._figures.popitem(last=False)
+        return fig
+
+
+_SHARED = _Shared(SHARED_FIGURES)  # one per server process: this module is imported once
 
 
 def _scale() -> float:
     return present.CHART_SCALE if present.on() else 1.0
 
 
-def _ready(fig: go.Figure, table: Table | None, focus_row: int | None, scale: float) -> go.Figure:
+def _ready(
+    fig: go.Figure, table: Table | None, focus_row: int | None, scale: float, revision: str | None = None
+) -> go.Figure:
     """``fig`` with its table's description as its accessible name, converted by browser_figure."""
     if table is not None:
         # A plain string, not {"description": ...}: Plotly's react() compares an object-valued
@@ -134,7 +166,7 @@ def _ready(fig: go.Figure, table: Table | None, focus_row: int | None, scale: fl
         # width in a copied layout, Plotly redrew every chart from scratch (twice per change;
         # tests/browser/test_redraw.py counts the draws).
         fig._layout["meta"] = tables.describe(table, focus_row)
-    return browser_figure(fig, scale=scale)
+    return browser_figure(fig, scale=scale, revision=revision)
 
 
 def _send(fig: go.Figure, key: str, table: Table | None) -> None:
@@ -271,9 +303,11 @@ def _slug(name: str) -> str:
     return text[:60] or "chart"
 
 
-def browser_figure(fig: go.Figure, scale: float = 1.0) -> go.Figure:
+def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = None) -> go.Figure:
     """The figure as the pages send it: drawn once by the browser, in a theme-neutral look,
     every size multiplied by ``scale`` (presenter mode). ``fig`` itself is converted and returned.
+    ``revision`` is its datarevision when the caller already fingerprinted everything the
+    figure is made from (show_chart); otherwise a hash of its data and layout is taken.
 
     Streamlit's own chart theme makes the browser draw every chart twice: right after a chart
     is mounted, the front end hands Plotly a re-themed JSON copy, and Plotly redraws from
@@ -289,7 +323,8 @@ def browser_figure(fig: go.Figure, scale: float = 1.0) -> go.Figure:
     # The raw properties, read without a copy (_plain builds new containers): to_dict() would
     # turn arrays into base64, to_plotly_json() deep-copies every label one by one.
     layout = {key: value for key, value in fig._layout.items() if key != "template"}
-    revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
+    if revision is None:
+        revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
     layout = _with_defaults(_plain(layout), _LOOK)
     for key in layout:
         if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):

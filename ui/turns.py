@@ -14,13 +14,22 @@ long text on the real-model page) holds it, and then runs beside that run, as ev
 did before turns. A limit on the whole wait would not do: with half a CPU (Streamlit
 Community Cloud's smallest machine) 30 runs in line take longer than 2 s, the runs at the
 back all stopped waiting at once, and the class was back to finishing together at the end
-(tests/perf/perf_cloud.py: p95 6.1 s with that limit, 4.9 s in line, on a busy machine).
+(tests/perf/perf_cloud.py, 30 clients at half a CPU: p95 5.9 s with that limit, 5.4 s with
+no turns at all, 3.9 s in line).
+
+After a run that imported many modules (the first page, the real model), what is in memory
+is there to stay, and Python's full garbage collection would scan it again and again: with
+torch loaded each full collection took ~300 ms, one or two of them in every burst of a class.
+So that run ends with gc.collect() and gc.freeze(), once or twice per server; the later full
+collections skip the frozen objects and take ~35 ms.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import gc
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -80,3 +89,19 @@ def one_at_a_time(wait_s: float = WAIT_S) -> Iterator[bool]:
     finally:
         if got:
             _TURNS.give()
+        _freeze_after_imports()
+
+
+NEW_MODULES = 100  # a run that imported more modules than this ends with a freeze
+_modules_at_freeze = 0
+
+
+def _freeze_after_imports() -> None:
+    """gc.freeze() what is alive after a run that imported at least NEW_MODULES modules
+    (after a full collection, so no garbage is frozen with it)."""
+    global _modules_at_freeze
+    if len(sys.modules) < _modules_at_freeze + NEW_MODULES:
+        return
+    _modules_at_freeze = len(sys.modules)
+    gc.collect()
+    gc.freeze()

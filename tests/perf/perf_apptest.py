@@ -1,4 +1,5 @@
-"""rerun_ms and payload_bytes, server side, with Streamlit's AppTest (no browser).
+"""rerun_ms and payload_bytes, server side, with Streamlit's AppTest (no browser): the step
+page, the real-model page and (rerun_ms only) the Decoder page.
 
 A rerun is timed as the test client sees it: widget.set_value(...).run() returns once the
 script run has finished and its messages were collected. The payload is what one run
@@ -11,6 +12,7 @@ import json
 import os
 
 from perf_inputs import (
+    DECODER_PAGE,
     MODEL_PAGE,
     STEP_PAGE,
     Unavailable,
@@ -144,6 +146,43 @@ def model_page(repeats: int, rerun: dict, payload: dict) -> None:
         rerun[f"bert_T{T}"] = median_ms(samples)
 
 
+def decoder_text(n_words: int = 20, seed: int = 1) -> str:
+    """``n_words`` random vocabulary words, then the same words again (T = 2 * n_words)."""
+    from attn_core import decoder as dc
+
+    return " ".join(dc.random_repeated(dc.load_decoder(), n_words, seed=seed))
+
+
+def decoder_page(repeats: int, rerun: dict) -> None:
+    """The Decoder page on 40 words (20 random ones, repeated): reruns after a head change (the
+    lesson for the text is cached, every chart of the head is rebuilt), and after a new
+    40-word text (the model runs again)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(DECODER_PAGE), default_timeout=TIMEOUT_S)
+    at.run()
+    _check(at, "decoder page")
+    _widget(at, ("text_input", "text_area"), "Words").set_value(decoder_text()).run()
+    _check(at, "decoder page, T=40")
+    samples = []
+    for n in range(repeats + 1):
+        widget = _widget(at, ("selectbox",), "Head")
+        value = (n + 1) % len(widget.options)
+        seconds = timed(lambda w=widget, v=value: w.set_value(v).run())
+        _check(at, f"decoder page, T=40, head={value}")
+        if n:
+            samples.append(seconds)
+    rerun["decoder_T40"] = median_ms(samples)
+    samples = []
+    for n in range(repeats + 1):
+        box, text = _widget(at, ("text_input", "text_area"), "Words"), decoder_text(seed=2 + n)
+        seconds = timed(lambda w=box, t=text: w.set_value(t).run())
+        _check(at, f"decoder page, T=40, text {n}")
+        if n:
+            samples.append(seconds)
+    rerun["decoder_T40_new_text"] = median_ms(samples)
+
+
 def bertviz_head_view(T: int = 128) -> int:
     """Bytes of bertviz.head_view's HTML for the same model and a T-token input."""
     import torch
@@ -165,17 +204,32 @@ def bertviz_head_view(T: int = 128) -> int:
 def run(sections: set[str], quick: bool, results: dict, notes: dict) -> None:
     """Fill results['rerun_ms'] and/or results['payload_bytes'] (whichever is in ``sections``)."""
     repeats = 3 if quick else 9
-    rerun: dict = dict.fromkeys(("step_T8", "step_T32", "step_T64", "bert_T16", "bert_T128"))
+    rerun: dict = dict.fromkeys(
+        ("step_T8", "step_T32", "step_T64", "bert_T16", "bert_T128", "decoder_T40", "decoder_T40_new_text")
+    )
     payload: dict = dict.fromkeys(
-        ("step_T8", "step_T16", "step_T32", "step_T64", "bert_T16", "bert_T128", "bert_head_view_T128",
-         "bertviz_head_view_T128")
-    )  # fmt: skip
+        (
+            "step_T8",
+            "step_T16",
+            "step_T32",
+            "step_T64",
+            "bert_T16",
+            "bert_T128",
+            "bert_head_view_T128",
+            "bertviz_head_view_T128",
+        )
+    )
     for name, measure in (("step", step_page), ("bert", model_page)):
         try:
             measure(repeats if name == "step" else max(3, repeats - 3), rerun, payload)
         except Unavailable as why:
             for section in ("rerun_ms", "payload_bytes"):
                 notes.setdefault(section, {})[name] = f"null: {why}"
+    if "rerun_ms" in sections:
+        try:
+            decoder_page(repeats, rerun)
+        except Unavailable as why:
+            notes.setdefault("rerun_ms", {})["decoder"] = f"null: {why}"
     if "payload_bytes" in sections:
         try:
             payload["bertviz_head_view_T128"] = bertviz_head_view(128)

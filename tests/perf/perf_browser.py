@@ -22,6 +22,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import perf_browser_cpu
 import perf_protocol
 from perf_inputs import (
     ROOT,
@@ -51,6 +52,7 @@ THINK_S = (2.0, 12.0)  # load, paced: a student's pause before each change, unif
 PACED_BUDGET_S = 120.0
 CHANGE_TIMEOUT_MS = 30_000  # one timed change of browser_ms (a quiet machine needs well under 2 s)
 LOST_CHANGES_MAX = 3  # changes browser_ms may retry when no run started
+PRESENT_STEP = 8  # presenter mode (?present=1) shows one step: the attention weights, one T x T heatmap
 
 # Counts finished script runs, so "the run my change caused" is never confused with an earlier one.
 INIT_JS = """
@@ -104,6 +106,20 @@ READY_JS = """
 }
 """.replace("IDLE", IDLE_JS.strip()).replace("FINGERPRINT", FINGERPRINT_JS.strip())
 
+# Resolves (with whether the box is a text area) once the box's "Press Enter to apply" hint
+# shows, checked every frame, or after 2 s.
+DIRTY_JS = """
+e => new Promise(resolve => {
+  const box = e.closest('.stElementContainer, [data-testid="stElementContainer"]');
+  const t0 = performance.now();
+  const check = () => {
+    const hint = box && box.querySelector("[data-testid='InputInstructions']");
+    if ((hint && /apply/i.test(hint.textContent)) || performance.now() - t0 > 2000) resolve(e.tagName === 'TEXTAREA');
+    else requestAnimationFrame(check);
+  };
+  check();
+})
+"""
 DIALOG_JS = "() => Array.from(document.querySelectorAll('[role=dialog]')).map(d => d.innerText.slice(0, 80))"
 ERRORS_JS = "() => document.querySelectorAll(\"[data-testid='stException']\").length"
 
@@ -114,18 +130,33 @@ class Server(StreamlitServer):
 
     started: float = 0.0
 
+    def command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
+
     def start(self) -> None:
         self.port = free_port()
         self.log_path = LOG
         LOG.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.port", str(self.port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false"]  # fmt: skip
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
         with open(LOG, "wb") as log:
             self.started = time.perf_counter()
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)  # fmt: skip
+            self.proc = subprocess.Popen(
+                self.command(), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     async def healthy(self, timeout_s: float = 90.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -185,27 +216,40 @@ class Tab:
             await self.page.locator("[role=dialog]").first.wait_for(state="detached", timeout=10_000)
         return seconds
 
-    async def change(self, label: str, value: str | None = None, key: str | None = None,
-                     timeout_ms: int = RUN_TIMEOUT_MS) -> tuple[float, float]:  # fmt: skip
-        """Type ``value`` into the text box labelled ``label`` (or press ``key`` on that slider).
+    async def change(
+        self,
+        label: str,
+        value: str | None = None,
+        key: str | None = None,
+        timeout_ms: int = RUN_TIMEOUT_MS,
+        poll_ms: int = 20,
+    ) -> tuple[float, float]:
+        """Type ``value`` into the text box labelled ``label`` (or press ``key`` on that slider),
+        checking the page every ``poll_ms``.
 
-        Returns: seconds until the run ended (data-test-script-state notRunning) and seconds
-        until every chart was drawn again with new data.
+        Returns: seconds from pressing Enter (or the key) until the run ended
+        (data-test-script-state notRunning) and until every chart was drawn again with new data.
         """
         page = self.page
         since = await page.evaluate("() => window.__runs || 0")
         before = await page.evaluate(FINGERPRINT_JS)
-        t0 = time.perf_counter()
         if value is not None:
-            box = page.get_by_label(label, exact=True)
+            # A CSS query on Streamlit's aria-label, not get_by_label: Playwright's label lookup
+            # walks the whole page (~7,000 nodes) in the renderer, ~70 ms of CPU per change
+            # that browser_cpu_ms would count as the app's.
+            box = page.locator(f':is(input, textarea)[aria-label="{label}"]')
             await box.fill(value)
-            is_area = await box.evaluate("e => e.tagName === 'TEXTAREA'")
+            # Enter only once Streamlit has taken in the new value ("Press Enter to apply" shows):
+            # an Enter pressed right after fill() is sometimes dropped (no run starts).
+            is_area = await box.evaluate(DIRTY_JS)
+            t0 = time.perf_counter()
             await box.press("Control+Enter" if is_area else "Enter")
         else:
+            t0 = time.perf_counter()
             await page.get_by_role("slider", name=label).press(key)
-        await page.wait_for_function(IDLE_JS, arg=since, timeout=timeout_ms, polling=20)
+        await page.wait_for_function(IDLE_JS, arg=since, timeout=timeout_ms, polling=poll_ms)
         script = time.perf_counter() - t0
-        await page.wait_for_function(READY_JS, arg=[since, before, 1], timeout=timeout_ms, polling=20)
+        await page.wait_for_function(READY_JS, arg=[since, before, 1], timeout=timeout_ms, polling=poll_ms)
         seconds = time.perf_counter() - t0
         if await page.evaluate(ERRORS_JS):
             raise RuntimeError("the page shows an exception")
@@ -260,12 +304,16 @@ async def _open_session(browser, url: str, index: int, gate: asyncio.Semaphore, 
         return None
 
 
-async def _session_changes(tab: Tab, labels: dict, index: int, out: dict,
-                           think_s: tuple[float, float] | None = None) -> None:  # fmt: skip
+async def _session_changes(
+    tab: Tab, labels: dict, index: int, out: dict, think_s: tuple[float, float] | None = None
+) -> None:
     """Three changes, each waited for until redrawn: sentence, d_k (one slider step), sentence;
     with ``think_s``, after a pause drawn from that range before each (seeded per session)."""
-    changes = [("text", step_sentence(16, variant=index + 1)), ("key", "ArrowRight"),
-               ("text", step_sentence(16, variant=index + 2))]  # fmt: skip
+    changes = [
+        ("text", step_sentence(16, variant=index + 1)),
+        ("key", "ArrowRight"),
+        ("text", step_sentence(16, variant=index + 2)),
+    ]
     pauses = random.Random(index)
     for kind, value in changes:
         if think_s:
@@ -348,8 +396,21 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
     repeats = 3 if quick else 7
     startup = results.setdefault("startup_s", {"home": None, "until_health": None, "model_first_load": None})
     memory = results.setdefault("memory_mb", {"idle": None, "model_loaded": None, "after_load": None})
-    browser_ms = results.setdefault("browser_ms", dict.fromkeys(
-        ("step_T16", "step_T16_until_notRunning", "bert_T128", "bert_T128_until_notRunning")))
+    browser_ms = results.setdefault(
+        "browser_ms",
+        dict.fromkeys(
+            (
+                "step_T16",
+                "step_T16_until_notRunning",
+                "step_T16_present",
+                "step_T16_present_until_notRunning",
+                "bert_T128",
+                "bert_T128_until_notRunning",
+            )
+        ),
+    )
+    if "browser_cpu_ms" in sections:
+        results["browser_cpu_ms"] = {"step_T16": None, "step_T16_present": None, "details": {}}
     step_url = model_url = None
     try:
         step_url = url_path("step_by_step.py")
@@ -372,7 +433,9 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
             await tab.page.get_by_role("heading", name=title).first.wait_for(timeout=RUN_TIMEOUT_MS)
             await tab.page.wait_for_function(
                 "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
-                ".getAttribute('data-test-script-state') === 'notRunning'", timeout=RUN_TIMEOUT_MS)  # fmt: skip
+                ".getAttribute('data-test-script-state') === 'notRunning'",
+                timeout=RUN_TIMEOUT_MS,
+            )
             startup["home"] = round(time.perf_counter() - server.started, 2)
             await asyncio.sleep(1.0)
             memory["idle"] = server.rss_mb()
@@ -406,6 +469,21 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
                         notes.setdefault("browser_ms", {})["step_T16"] = f"{tab.lost_changes} change(s) retried"
                     seen_dialogs += tab.dialogs
                     await tab.close()
+                    tab = await Tab.open(browser)
+                    await tab.goto(f"{server.url}/{step_url}?present=1&step={PRESENT_STEP}")
+                    script, total = await _sentence_changes(tab, labels["sentence"], texts, repeats)
+                    browser_ms["step_T16_present"], browser_ms["step_T16_present_until_notRunning"] = total, script
+                    await tab.close()
+                if "browser_cpu_ms" in sections:
+                    texts = [step_sentence(16, v) for v in (1, 2, 3, 4)]
+                    cpu = results["browser_cpu_ms"]
+                    for key, query in (("step_T16", ""), ("step_T16_present", f"?present=1&step={PRESENT_STEP}")):
+                        tab = await Tab.open(browser)
+                        await tab.goto(f"{server.url}/{step_url}{query}")
+                        measured = await perf_browser_cpu.per_change(tab, labels["sentence"], texts)
+                        cpu[key] = measured.pop("ms")
+                        cpu["details"][key] = measured
+                        await tab.close()
                 if "load" in sections:
                     results["load"] = await _load(browser, f"{server.url}/{step_url}", labels, 5 if quick else 30)
                     await asyncio.sleep(1.0)

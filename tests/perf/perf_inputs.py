@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 STEP_PAGE = ROOT / "lessons" / "step_by_step.py"
 MODEL_PAGE = ROOT / "lessons" / "real_model.py"
+DECODER_PAGE = ROOT / "lessons" / "decoder.py"
 HOME_PAGE = ROOT / "lessons" / "home.py"
 COMMON = ROOT / "ui" / "common.py"
 APP = ROOT / "app.py"

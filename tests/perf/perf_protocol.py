@@ -37,8 +37,12 @@ class ProtocolSession:
     async def open(cls, base_url: str, page_name: str) -> ProtocolSession:
         import websockets
 
-        ws = await websockets.connect(base_url.replace("http", "ws", 1) + STREAM, subprotocols=["streamlit"],
-                                      max_size=None, open_timeout=TIMEOUT_S)  # fmt: skip
+        ws = await websockets.connect(
+            base_url.replace("http", "ws", 1) + STREAM,
+            subprotocols=["streamlit"],
+            max_size=None,
+            open_timeout=TIMEOUT_S,
+        )
         session = cls(ws, page_name)
         await session.rerun()
         if not session.page_hash:
@@ -109,8 +113,9 @@ class ProtocolSession:
         await self.ws.close()
 
 
-async def _student(base_url: str, page_name: str, labels: dict, index: int, start: asyncio.Event,
-                   out: dict) -> None:  # fmt: skip
+async def _student(
+    base_url: str, page_name: str, labels: dict, index: int, start: asyncio.Event, out: dict, same: bool = False
+) -> None:
     try:
         session = await ProtocolSession.open(base_url, page_name)
     except Exception as err:
@@ -118,8 +123,12 @@ async def _student(base_url: str, page_name: str, labels: dict, index: int, star
         return
     out["opened"] += 1
     await start.wait()
-    changes = [("text", step_sentence(16, variant=index + 1)), ("d_k", 5.0),
-               ("text", step_sentence(16, variant=index + 2))]  # fmt: skip
+    variant = 0 if same else index  # same: the whole class follows the teacher's example
+    changes = [
+        ("text", step_sentence(16, variant=variant + 1)),
+        ("d_k", 5.0),
+        ("text", step_sentence(16, variant=variant + 2)),
+    ]
     try:
         for kind, value in changes:
             try:
@@ -134,19 +143,26 @@ async def _student(base_url: str, page_name: str, labels: dict, index: int, star
         await session.close()
 
 
-async def load(base_url: str, page_name: str, labels: dict, sessions: int) -> dict:
-    """``sessions`` protocol clients open the page, then all change at once (3 changes each)."""
+async def load(base_url: str, page_name: str, labels: dict, sessions: int, same: bool = False, server_cpu=None) -> dict:
+    """``sessions`` protocol clients open the page, then all change at once (3 changes each):
+    each its own sentences, or with ``same`` all the same ones (a class following the teacher).
+    With ``server_cpu`` (a function returning the server's CPU seconds so far), the server's
+    CPU per change while the class changed is reported too."""
     out: dict = {"ms": [], "errors": [], "opened": 0}
     start = asyncio.Event()
     t0 = time.perf_counter()
-    tasks = [asyncio.create_task(_student(base_url, page_name, labels, i, start, out)) for i in range(sessions)]
+    tasks = [asyncio.create_task(_student(base_url, page_name, labels, i, start, out, same)) for i in range(sessions)]
     while out["opened"] + len(out["errors"]) < sessions and time.perf_counter() - t0 < TIMEOUT_S:
         await asyncio.sleep(0.05)
     open_s = time.perf_counter() - t0
+    cpu0 = server_cpu() if server_cpu else 0.0
     start.set()
     await asyncio.wait(tasks, timeout=TIMEOUT_S * 2)
     ms = out["ms"]
+    if server_cpu and ms:
+        out["server_cpu_ms_per_change"] = round((server_cpu() - cpu0) / len(ms) * 1000.0, 1)
     return {
+        **({"server_cpu_ms_per_change": out["server_cpu_ms_per_change"]} if "server_cpu_ms_per_change" in out else {}),
         **latency_summary(ms, sessions),
         "errors": sessions * 3 - len(ms),
         "error_samples": out["errors"][:5],
