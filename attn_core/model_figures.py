@@ -53,12 +53,14 @@ _COLORBAR = dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1))
 
 # --------------------------------------------------------------------------- head view
 
+EDGE_THRESHOLD = 0.05  # the head view's default: lines fainter than this are not drawn
+
 
 def head_view_edges(
     weights: np.ndarray,
     *,
     heads: list[int] | None = None,
-    threshold: float = 0.05,
+    threshold: float = EDGE_THRESHOLD,
     query: int | None = None,
     region: str = "All",
     sentence_b_start: int | None = None,
@@ -106,30 +108,19 @@ def head_view(
     weights: np.ndarray,
     tokens: list[str],
     *,
-    heads: list[int] | None = None,
-    threshold: float = 0.05,
-    query: int | None = None,
-    region: str = "All",
-    sentence_b_start: int | None = None,
-    hide: np.ndarray | None = None,
     title: str = "Head view",
     max_lines: int = MAX_LINES,
+    **lines,
 ) -> go.Figure:
     """bertviz-style head view: queries on the left, keys on the right, one line per weight.
 
-    weights (H, T, T). Each head has its own colour; a line's opacity is its weight,
+    weights (H, T, T); ``lines`` choose the lines as ``head_view_edges`` does (heads,
+    threshold, query, region, sentence_b_start, hide). Each head has its own colour; a line's opacity is its weight,
     bucketed into N_BUCKETS levels so each head needs at most N_BUCKETS traces. Line
     traces carry meta {"head", "w_min", "w_max"} and the exact weights as customdata.
     """
-    h, i, j, w = head_view_edges(
-        weights,
-        heads=heads,
-        threshold=threshold,
-        query=query,
-        region=region,
-        sentence_b_start=sentence_b_start,
-        hide=hide,
-    )
+    h, i, j, w = head_view_edges(weights, **lines)
+    query, threshold = lines.get("query"), lines.get("threshold", EDGE_THRESHOLD)
     T = np.shape(weights)[-1]
     if len(tokens) != T:
         raise ValueError(f"tokens must have length T={T}, got {len(tokens)}")

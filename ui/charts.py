@@ -249,6 +249,13 @@ def table_name(title: str) -> str:
     return name.strip() or title
 
 
+# A chart's numbers as files: (button label, extension, MIME type, bytes, what the help says).
+DOWNLOADS = (
+    ("CSV", "csv", "text/csv", tables.to_csv, "as CSV, with the token labels"),
+    (".npy", "npy", "application/octet-stream", tables.to_npy, "as a NumPy array"),
+)
+
+
 def table_controls(table: Table, key: str) -> None:
     """The "Show as table" switch and the CSV and .npy downloads of one chart's numbers, in a
     row under the chart. One horizontal container, not three columns: a page of nine charts
@@ -256,26 +263,17 @@ def table_controls(table: Table, key: str) -> None:
     stem = _slug(table.name)
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     shown = row.toggle("Show as table", key=f"{key}_table", help="The same numbers, with their labels")
-    row.download_button(
-        "CSV",
-        data=lambda: tables.to_csv(table),
-        file_name=f"{stem}.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key=f"{key}_csv",
-        icon=":material/download:",
-        help=f"{table.name} as CSV, with the token labels",
-    )
-    row.download_button(
-        ".npy",
-        data=lambda: tables.to_npy(table),
-        file_name=f"{stem}.npy",
-        mime="application/octet-stream",
-        on_click="ignore",
-        key=f"{key}_npy",
-        icon=":material/download:",
-        help=f"{table.name} as a NumPy array",
-    )
+    for label, ext, mime, data, what in DOWNLOADS:
+        row.download_button(
+            label,
+            data=lambda data=data: data(table),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            on_click="ignore",
+            key=f"{key}_{ext}",
+            icon=":material/download:",
+            help=f"{table.name} {what}",
+        )
     if shown:
         st.table(_frame(table))
 

@@ -49,27 +49,17 @@ class StreamlitServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def command(self) -> list[str]:
+        """`streamlit run app.py` headless on this server's port (and theme), on localhost only."""
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+        cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+        return cmd + (["--theme.base", "dark"] if self.theme == "dark" else [])
+
     def start(self, timeout_s: float = 60.0) -> StreamlitServer:
         self.port = free_port()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.log_path = ARTIFACTS / f"streamlit-{self.theme}.log"
-        cmd = [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ]
-        if self.theme == "dark":
-            cmd += ["--theme.base", "dark"]
+        cmd = self.command()
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
         log = open(self.log_path, "wb")  # noqa: SIM115 - the server writes to it until stop()
         self.proc = subprocess.Popen(

@@ -130,23 +130,6 @@ class Server(StreamlitServer):
 
     started: float = 0.0
 
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ]
-
     def start(self) -> None:
         self.port = free_port()
         self.log_path = LOG
