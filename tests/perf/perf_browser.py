@@ -16,7 +16,6 @@ import contextlib
 import os
 import random
 import subprocess
-import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
