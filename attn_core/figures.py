@@ -244,6 +244,7 @@ def heatmap(
     zmax: float | None = None,
     height: int | None = None,
     width_px: float = HALF_WIDTH_PX,
+    marks: np.ndarray | None = None,
 ) -> go.Figure:
     """A labelled heatmap of a (rows, cols) matrix.
 
@@ -255,13 +256,18 @@ def heatmap(
     ``show_values`` says otherwise) when there are few and they fit a chart ``width_px``
     wide: half the page by default, FULL_WIDTH_PX for a chart as wide as the page. The same
     width decides whether the column labels lie flat or turn 45 degrees. ``show_scale``
-    False leaves out the colour bar.
+    False leaves out the colour bar. ``marks`` (rows, cols) bool names the cells that get
+    the "×" when values are not printed: the -inf cells when None (a 0/1 mask passes its
+    forbidden cells, lab_figures.mask_heatmap).
     """
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
         raise ValueError(f"z must have shape (len(rows)={len(rows)}, len(cols)={len(cols)}), got {z.shape}")
     n_rows, n_cols = z.shape
     masked = np.isneginf(z)
+    marks = masked if marks is None else np.asarray(marks, dtype=bool)
+    if marks.shape != z.shape:
+        raise ValueError(f"marks must have the shape of z, {z.shape}, got {marks.shape}")
     shown = np.where(np.isfinite(z), z, np.nan)  # JSON has no inf: masked cells become gaps
     row_ticks, col_ticks = token_labels(rows), token_labels(cols)
     x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
@@ -272,7 +278,7 @@ def heatmap(
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
     colour = _colours(kind, [z], zmax)
-    marked = bool(masked.any()) and not show_values  # no "−∞" printed: a "×" on each masked cell
+    marked = bool(marks.any()) and not show_values  # no "−∞" (or 0) printed: a "×" on each marked cell
 
     trace = dict(
         type="heatmap",
@@ -304,8 +310,8 @@ def heatmap(
             name="masked",
         )
         traces = [grey, trace]  # grey layer underneath
-        if marked:
-            traces.append(_masked_marks(masked))
+    if marked:
+        traces.append(_masked_marks(marks))
     # The "×"s are text, which would pad the axes' automatic range past the cells: fix it to them.
     x_range = dict(range=[-0.5, n_cols - 0.5]) if marked else {}
     y_range = dict(range=[n_rows - 0.5, -0.5], autorange=False) if marked else dict(autorange="reversed")

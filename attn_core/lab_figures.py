@@ -102,7 +102,9 @@ def log_x_lines(
 
 
 def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> go.Figure:
-    """A (T, T) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones."""
+    """A (T, T) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones.
+    Where the 0s and 1s are too many to print, a "×" marks each forbidden cell, as on a
+    heatmap's masked scores, so colour is not the only thing that tells them apart."""
     T = len(tokens)
     allowed = np.ones((T, T), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
     return heatmap(
@@ -115,5 +117,6 @@ def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> g
         col_title="key",
         value_name="may attend",
         fmt=".0f",
-        show_scale=False,  # two colours, labelled in every cell and the title
+        show_scale=False,  # two colours, told apart by the printed 0/1 or the "×", and the title
+        marks=~allowed,
     )

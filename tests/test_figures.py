@@ -71,6 +71,9 @@ def _cases() -> dict:
             np.array([1, 2, 4, 8, 16]), {"a": RNG.random(5)}, title="L", log_y=True, reference=("uniform", 0.5)
         ),
         "mask_heatmap": lambda: lf.mask_heatmap(np.tril(np.ones((T, T), dtype=bool)), TOKENS, title="causal"),
+        "mask_heatmap_marks": lambda: lf.mask_heatmap(
+            np.tril(np.ones((len(LONG),) * 2, dtype=bool)), LONG, title="causal, too many to print"
+        ),
         "head_view": lambda: mf.head_view(_weights((3, T, T)), TOKENS, title="<i>hv</i>"),
         "head_view_query": lambda: mf.head_view(_weights((3, T, T)), TOKENS, heads=[0, 2], query=3, max_lines=5),
         "thumbnail_grid": lambda: mf.thumbnail_grid(
@@ -250,6 +253,30 @@ def test_masked_cells_are_marked_by_more_than_their_grey(show_values):
     (mark,) = marks
     assert mark["mode"] == "text" and mark["text"] == "\u00d7" and mark["textfont"]["size"] >= 12
     assert sorted(zip(mark["y"], mark["x"], strict=True)) == [(i, j) for i in range(4) for j in range(4) if j > i]
+
+
+@pytest.mark.parametrize("T", [4, fg.CELL_TEXT_MAX + 6])
+def test_forbidden_cells_of_a_mask_are_marked_by_more_than_their_colour(T):
+    """A mask's 0/1 values are printed while they fit; past that, a "×" sits on every
+    forbidden cell (mask False) and on no allowed one, and the axes stay on the cells."""
+    rng = np.random.default_rng(T)
+    mask = rng.random((T, T)) < 0.5
+    mask[0] = False  # a fully forbidden row
+    mask[:, 1] = True  # a fully allowed column
+    fig = lf.mask_heatmap(mask, [f"w{i}" for i in range(T)], title="m").to_dict()
+    data, layout = fig["data"], fig["layout"]
+    assert_array_equal(z_matrix(data[0]), mask.astype(float))
+    marks = [t for t in data if t["type"] == "scatter"]
+    if "text" in data[0]:
+        assert T <= fg.CELL_TEXT_MAX and not marks
+        assert np.array_equal(np.array(data[0]["text"]), np.where(mask, "1", "0"))
+        return
+    (mark,) = marks
+    assert mark["mode"] == "text" and mark["text"] == "\u00d7" and mark["textfont"]["size"] >= 12
+    marked = sorted(zip(mark["y"], mark["x"], strict=True))
+    assert marked == [(int(i), int(j)) for i, j in zip(*np.nonzero(~mask), strict=True)]
+    assert layout["xaxis"]["range"] == [-0.5, T - 0.5] and layout["yaxis"]["range"] == [T - 0.5, -0.5]
+    assert lf.mask_heatmap(None, [f"w{i}" for i in range(T)], title="global").to_dict()["data"][1:] == []
 
 
 def test_browser_figure_data_is_not_copied_on_the_way_out():

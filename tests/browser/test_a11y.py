@@ -2,9 +2,12 @@
 readable without sight, every control usable from the keyboard).
 
 - axe-core 4.14 (tests/browser/a11y.py) finds no WCAG 2.0/2.1 A or AA violation on any page
-  listed in app.py, in the light and the dark theme and in presenter mode (?present=1): in
-  the page's first state, with a chart's "Show as table" switched on, and with "Predict
-  first" on where the page has it.
+  listed in app.py, in the light and the dark theme, and in presenter mode (?present=1) in
+  both themes: in the page's first state, with a chart's "Show as table" switched on, and
+  with "Predict first" on where the page has it. The same on presenter mode's later sections
+  (PRESENT_LATER: Step by step's attention weights, step 8) and on the Real model page's
+  other views (?view=model|neuron|summaries|reproduce; its head view is the page's first
+  state). In presenter mode the shown table's cells are drawn at 22 px or more.
 - Every chart's drawing (its first svg.main-svg) is an image named by its one-sentence
   description, and the table a "Show as table" switch shows is an HTML table with header
   cells for the token labels; on Step by step the attention-weights chart's name states the
@@ -56,8 +59,16 @@ def app_pages() -> list[tuple[str, str]]:
 
 PAGES = app_pages()
 PAGE_IDS = [path or "home" for _, path in PAGES]
-# Where presenter mode shows no chart at its first step, open the step that has one.
-PRESENT_QUERY = {"step-by-step": "step=8"}
+# Presenter mode's later sections, opened by link: (url path, query after present=1).
+PRESENT_LATER = [("step-by-step", "step=8")]  # the attention weights, with their table
+# The Real model page's views other than its first, the head view (lessons/real_model.py VIEW_NAMES).
+REAL_MODEL_VIEWS = {
+    "model": "Model view",
+    "neuron": "Neuron view",
+    "summaries": "Summaries",
+    "reproduce": "Reproduce a head",
+}
+PRESENT_PX = 22.0  # body text in presenter mode (assets/present.css), tables included
 
 # Step by step's defaults (lessons/step_by_step.py): the first preset, d_model 16, d_k 4,
 # seed 0, positions on, scaled, no ×100, no mask; query i = 2 and key j = 1.
@@ -140,6 +151,7 @@ TABLE_JS = """
   const table = box && box.querySelector('table');
   if (!table) return null;
   const region = box.querySelector("[role='region']");
+  const px = Array.from(table.querySelectorAll('th, td'), c => parseFloat(getComputedStyle(c).fontSize));
   return {
     cols: Array.from(table.querySelectorAll("thead th[scope='col']"), th => th.innerText.trim()),
     rows: Array.from(table.querySelectorAll("tbody tr"), tr => {
@@ -147,6 +159,7 @@ TABLE_JS = """
       return [head ? head.innerText.trim() : null, ...Array.from(tr.querySelectorAll('td'), td => td.innerText.trim())];
     }),
     region: region ? [region.getAttribute('tabindex'), region.getAttribute('aria-label')] : null,
+    px: px.length ? Math.min(...px) : null,  // the smallest cell's computed font size
   };
 }
 """
@@ -210,21 +223,25 @@ def _sbs_weights() -> tuple[list[str], np.ndarray]:
 # --------------------------------------------------------------------------- axe-core
 
 
-def _axe_states(page, *, sidebar_for_predict: bool) -> tuple[dict[str, list], list[str]]:
+def _axe_states(page, *, presenting: bool) -> tuple[dict[str, list], list[str]]:
     """axe-core on the page as opened, with its first chart's table shown, and with
     "Predict first" on (when the page has it). Returns violations by state and the other
-    problems found on the way (unnamed charts, a table that is not an accessible table)."""
+    problems found on the way (unnamed charts, a table that is not an accessible table, and
+    in presenter mode a table drawn smaller than PRESENT_PX)."""
     found, problems = {"as opened": axe_violations(page)}, []
     problems += _unnamed_charts(page)
     main = "[data-testid='stMain']"
     switch = _switch(page, "Show as table", main)
     if switch is not None:
         _flip(page, switch)
-        problems += [f"table: {p}" for p in _table_problems(_shown_table(page, switch))]
+        table = _shown_table(page, switch)
+        problems += [f"table: {p}" for p in _table_problems(table)]
+        if presenting and table is not None and (table["px"] or 0) < PRESENT_PX:
+            problems.append(f"table: its cells are drawn at {table['px']} px, under {PRESENT_PX} px")
         found["with a table shown"] = axe_violations(page)
     predict = _switch(page, "Predict first")
     if predict is not None:
-        if sidebar_for_predict and not _on_screen(predict):
+        if presenting and not _on_screen(predict):
             _open_sidebar(page)
         _flip(page, predict)
         found["with Predict first on"] = axe_violations(page)
@@ -246,24 +263,69 @@ def test_axe_finds_no_violation(request, browser, theme: str, title: str, path: 
     server = request.getfixturevalue("server" if theme == "light" else "server_dark")
     context, page, watch = _open(browser, server, path)
     try:
-        found, problems = _axe_states(page, sidebar_for_predict=False)
+        found, problems = _axe_states(page, presenting=False)
     finally:
         _close(context, watch)
     _assert_clean(f"{title} ({theme})", found, problems)
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize(("title", "path"), PAGES, ids=PAGE_IDS)
-def test_axe_finds_no_violation_in_presenter_mode(browser, server, title: str, path: str) -> None:
-    """Presenter mode in the light theme; the dark theme's presenter mode is checked on Step
-    by step by test_presenter_next_and_back_work_from_the_keyboard (a page costs seconds to
-    open, and presenter mode changes sizes, not colours)."""
-    query = "&".join(filter(None, ["present=1", PRESENT_QUERY.get(path)]))
-    context, page, watch = _open(browser, server, path, query)
+def test_axe_finds_no_violation_in_presenter_mode(request, browser, theme: str, title: str, path: str) -> None:
+    """Presenter mode, each page's first section, in both themes."""
+    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
+    context, page, watch = _open(browser, server, path, "present=1")
     try:
-        found, problems = _axe_states(page, sidebar_for_predict=True)
+        found, problems = _axe_states(page, presenting=True)
     finally:
         _close(context, watch)
-    _assert_clean(f"{title} (presenter mode)", found, problems)
+    _assert_clean(f"{title} (presenter mode, {theme})", found, problems)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize(("path", "query"), PRESENT_LATER, ids=[f"{p}-{q}" for p, q in PRESENT_LATER])
+def test_axe_finds_no_violation_in_presenter_mode_later_sections(request, browser, theme, path, query) -> None:
+    """Presenter mode on a section after the first, opened by link: the progress line says
+    which section is shown, it has a chart, and the checks above pass."""
+    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
+    context, page, watch = _open(browser, server, path, f"present=1&{query}")
+    try:
+        step = int(query.split("=")[1])
+        line = page.locator("[data-testid='stMain'] p").filter(has_text=re.compile(r"^\s*\w+ \d+ of \d+"))
+        assert re.match(rf"\w+ {step} of \d+", line.first.inner_text()), line.first.inner_text()
+        assert chart_names(page), f"{path}?{query}: no chart in this section"
+        found, problems = _axe_states(page, presenting=True)
+    finally:
+        _close(context, watch)
+    _assert_clean(f"{path}?present=1&{query} ({theme})", found, problems)
+
+
+# The checked option of the radio group labelled ``label``.
+CHECKED_RADIO_JS = """
+(label) => {
+  const group = Array.from(document.querySelectorAll("[data-testid='stRadio']")).find(r =>
+    (r.querySelector("[data-testid='stWidgetLabel']") || {}).innerText?.trim() === label);
+  const input = group && group.querySelector('input:checked');
+  return input ? input.closest('label').innerText.trim() : null;
+}
+"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("view", REAL_MODEL_VIEWS)
+def test_axe_finds_no_violation_on_the_real_models_other_views(request, browser, theme: str, view: str) -> None:
+    """The Real model page opened on each view but the head view (which
+    test_axe_finds_no_violation sees): that view is the one shown, it has a chart, and
+    axe-core, the chart names and the table check find nothing."""
+    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
+    context, page, watch = _open(browser, server, "real-model", f"view={view}")
+    try:
+        assert page.evaluate(CHECKED_RADIO_JS, "View") == REAL_MODEL_VIEWS[view]
+        assert chart_names(page), f"the {view} view shows no chart"
+        found, problems = _axe_states(page, presenting=False)
+    finally:
+        _close(context, watch)
+    _assert_clean(f"Real model, {REAL_MODEL_VIEWS[view]} ({theme})", found, problems)
 
 
 # --------------------------------------------------------------------- Tab order and visible focus
