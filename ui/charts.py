@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import io
 import pickle
 import re
 import threading
@@ -108,7 +109,7 @@ def show_chart(key: str, build, *args, table: Table | None = None, focus_row: in
     code = getattr(build, "__code__", None)
     try:
         where = (build.__module__, build.__qualname__, code.co_filename, code.co_firstlineno)
-        inputs = pickle.dumps((where, args, kwargs, table, focus_row, scale), protocol=5)
+        inputs = _content_bytes((where, args, kwargs, table, focus_row, scale))
     except (AttributeError, TypeError, pickle.PicklingError):
         show_figure(build(*args, **kwargs), key, table=table, focus_row=focus_row)
         return
@@ -117,6 +118,18 @@ def show_chart(key: str, build, *args, table: Table | None = None, focus_row: in
     if fig is None:
         fig = _SHARED.put(fingerprint, _ready(build(*args, **kwargs), table, focus_row, scale, fingerprint[:8].hex()))
     _send(fig, key, table)
+
+
+def _content_bytes(value) -> bytes:
+    """``value`` pickled with no memo, so equal inputs give equal bytes. With the memo, an
+    array that two arguments share is written once and then referred to, while two equal
+    copies are written twice: the same chart got another fingerprint, so another datarevision,
+    and the browser drew it again although nothing in it had changed."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=5)
+    pickler.fast = True  # no memo (fine here: chart inputs hold no cycles)
+    pickler.dump(value)
+    return out.getvalue()
 
 
 class _Shared:
