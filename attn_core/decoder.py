@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .engine import Weights, _rng_for, attention_steps, positional_encoding, softmax, tokenize
+from .views import mean_distance
 from .walkthrough import Lesson, Source, lesson
 
 __all__ = [
@@ -398,6 +399,17 @@ class DecoderLesson:
     def empty(self) -> bool:
         """No words at all: the page should say so instead of drawing."""
         return self.T == 0
+
+    @property
+    def mean_distance(self) -> np.ndarray:
+        """(L, H) how far back each head looks, in words (``views.mean_distance``)."""
+        return mean_distance(self.run.attentions)
+
+    @property
+    def max_above_diagonal(self) -> float:
+        """The largest weight any head puts on a later word: exactly 0 under the causal mask."""
+        above = np.triu(np.ones((self.T, self.T), dtype=bool), 1)  # (T, T) j > i
+        return float(np.abs(self.run.attentions[..., above]).max(initial=0.0))
 
 
 def decoder_lesson(

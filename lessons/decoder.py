@@ -10,7 +10,6 @@ import streamlit as st
 from attn_core import decoder as dc
 from attn_core import figures as fg
 from attn_core import model_figures as mf
-from attn_core import views
 from attn_core.tables import Table, head_table
 from ui import present
 from ui.charts import show_attention, show_bars, show_figure, show_lines
@@ -212,11 +211,9 @@ if deck.shows(1):
         col_names=[f"head {h}" for h in range(decoder.n_heads)],
         selected=(STATE.value("layer"), STATE.value("head")),
     )
-    above = np.triu(np.ones((T, T), dtype=bool), 1)
-    zero_above = float(np.abs(run.attentions[..., above]).max(initial=0.0))
     name = "How far back each head looks (mean distance in words)"
-    show_figure(grid, "dec_fig_grid", table=head_table(views.mean_distance(run.attentions), name, first_layer=1))
-    st.caption(f"Largest weight above the diagonal in any head: {zero_above:g}.")
+    show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name, first_layer=1))
+    st.caption(f"Largest weight above the diagonal in any head: {lesson.max_above_diagonal:g}.")
     c1, c2, c3 = st.columns(3)
     layer = c1.selectbox(
         "Layer", range(decoder.n_layers), key=K("layer"), format_func=lambda n: f"layer {n + 1}", **KEEP

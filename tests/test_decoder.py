@@ -311,3 +311,18 @@ def test_random_repeated(decoder):
     assert words == dec.random_repeated(decoder, 20, seed=5, replace=False)
     with pytest.raises(ValueError, match="n_words"):
         dec.random_repeated(decoder, 33)
+
+
+def test_the_lesson_counts_distance_and_the_weight_above_the_diagonal():
+    """The page's head-grid table and its "above the diagonal" caption come from the lesson:
+    sum_j A_ij |i - j| averaged over i, and the largest weight on a later word (0: causal)."""
+    decoder = dec.load_decoder()
+    lesson = dec.decoder_lesson(decoder, " ".join(dec.random_repeated(decoder, 10, seed=3)))
+    a = lesson.run.attentions  # (L, H, T, T)
+    L, H, T, _ = a.shape
+    by_hand = np.zeros((L, H))
+    for layer in range(L):
+        for h in range(H):
+            by_hand[layer, h] = np.mean([sum(a[layer, h, i, j] * abs(i - j) for j in range(T)) for i in range(T)])
+    np.testing.assert_allclose(lesson.mean_distance, by_hand, rtol=1e-12)
+    assert lesson.max_above_diagonal == 0.0
