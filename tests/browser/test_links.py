@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.checks import Watch, problems
+from tests.browser.classroom import choose
 from tests.browser.server import StreamlitServer
 from tests.browser.session import offline_context
 from tests.browser.waits import (
@@ -246,22 +246,6 @@ def _css_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a CSS string literal: quotes and backslashes escaped
 
 
-def _pick(page, box, option: str) -> None:
-    """Open the select box ``box`` from the keyboard and click ``option`` in its list."""
-    listed = page.get_by_role("option", name=option, exact=True)
-    for _ in range(3):  # a key press that lands while the box re-renders is lost: press again
-        box.focus()
-        box.press("ArrowDown")
-        try:
-            listed.wait_for(timeout=3000)
-            break
-        except PlaywrightTimeoutError:
-            box.press("Escape")
-    since = run_count(page)
-    listed.click()
-    wait_for_run(page, since)
-
-
 def _change(page, change: Change) -> None:
     """Drive the widget labelled ``change.label`` the way a student would, and wait for the rerun."""
     label = _css_string(change.label)
@@ -281,7 +265,7 @@ def _change(page, change: Change) -> None:
     elif kind == "stNumberInput":
         bump_number(page, widget)
     elif kind == "stSelectbox":
-        _pick(page, box, change.to)
+        choose(page, change.label, change.to)
     else:
         fill_text(page, widget, change.to)
     if change.to is not None:
