@@ -269,17 +269,25 @@ def test_axe_finds_no_violation(request, browser, theme: str, title: str, path: 
     _assert_clean(f"{title} ({theme})", found, problems)
 
 
+def _check_page(request, browser, theme: str, path: str, query: str, where: str, first=None) -> None:
+    """Open ``path?query`` in ``theme`` (presenter mode when the query says so), run ``first``
+    (checks of what the page should show) and then every accessibility check of _axe_states."""
+    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
+    context, page, watch = _open(browser, server, path, query)
+    try:
+        if first is not None:
+            first(page)
+        found, problems = _axe_states(page, presenting="present=1" in query)
+    finally:
+        _close(context, watch)
+    _assert_clean(where, found, problems)
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize(("title", "path"), PAGES, ids=PAGE_IDS)
 def test_axe_finds_no_violation_in_presenter_mode(request, browser, theme: str, title: str, path: str) -> None:
     """Presenter mode, each page's first section, in both themes."""
-    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
-    context, page, watch = _open(browser, server, path, "present=1")
-    try:
-        found, problems = _axe_states(page, presenting=True)
-    finally:
-        _close(context, watch)
-    _assert_clean(f"{title} (presenter mode, {theme})", found, problems)
+    _check_page(request, browser, theme, path, "present=1", f"{title} (presenter mode, {theme})")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -287,17 +295,15 @@ def test_axe_finds_no_violation_in_presenter_mode(request, browser, theme: str, 
 def test_axe_finds_no_violation_in_presenter_mode_later_sections(request, browser, theme, path, query) -> None:
     """Presenter mode on a section after the first, opened by link: the progress line says
     which section is shown, it has a chart, and the checks above pass."""
-    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
-    context, page, watch = _open(browser, server, path, f"present=1&{query}")
-    try:
+
+    def shows_the_section(page) -> None:
         step = int(query.split("=")[1])
         line = page.locator("[data-testid='stMain'] p").filter(has_text=re.compile(r"^\s*\w+ \d+ of \d+"))
         assert re.match(rf"\w+ {step} of \d+", line.first.inner_text()), line.first.inner_text()
         assert chart_names(page), f"{path}?{query}: no chart in this section"
-        found, problems = _axe_states(page, presenting=True)
-    finally:
-        _close(context, watch)
-    _assert_clean(f"{path}?present=1&{query} ({theme})", found, problems)
+
+    where = f"{path}?present=1&{query} ({theme})"
+    _check_page(request, browser, theme, path, f"present=1&{query}", where, shows_the_section)
 
 
 # The checked option of the radio group labelled ``label``.
@@ -317,15 +323,13 @@ def test_axe_finds_no_violation_on_the_real_models_other_views(request, browser,
     """The Real model page opened on each view but the head view (which
     test_axe_finds_no_violation sees): that view is the one shown, it has a chart, and
     axe-core, the chart names and the table check find nothing."""
-    server = request.getfixturevalue("server" if theme == "light" else "server_dark")
-    context, page, watch = _open(browser, server, "real-model", f"view={view}")
-    try:
+
+    def shows_the_view(page) -> None:
         assert page.evaluate(CHECKED_RADIO_JS, "View") == REAL_MODEL_VIEWS[view]
         assert chart_names(page), f"the {view} view shows no chart"
-        found, problems = _axe_states(page, presenting=False)
-    finally:
-        _close(context, watch)
-    _assert_clean(f"Real model, {REAL_MODEL_VIEWS[view]} ({theme})", found, problems)
+
+    where = f"Real model, {REAL_MODEL_VIEWS[view]} ({theme})"
+    _check_page(request, browser, theme, "real-model", f"view={view}", where, shows_the_view)
 
 
 # --------------------------------------------------------------------- Tab order and visible focus
