@@ -120,7 +120,7 @@ def it_caption(rows: dict[str, dict], layer: int, head: int) -> str:
 # --------------------------------------------------------------------------- widgets
 
 
-def _sentences() -> tuple[str, str]:
+def _examples() -> None:
     def _use_preset() -> None:
         choice = st.session_state.get("rm_preset")
         if choice:
@@ -129,11 +129,15 @@ def _sentences() -> tuple[str, str]:
     st.selectbox(
         "Examples", list(PAIRS), index=None, placeholder="Pick an example…", key="rm_preset", on_change=_use_preset
     )
+
+
+def _sentences() -> tuple[str, str]:
+    height = 68 if present.on() else 90  # one line on a projector, where the chart needs the height
     col_a, col_b = st.columns(2)
     with col_a:
-        a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=90)
+        a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=height)
     with col_b:
-        b = st.text_area("Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=90)
+        b = st.text_area("Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=height)
     return a or "", b or ""
 
 
@@ -202,7 +206,8 @@ def view_controls(view: str, pickers: list, tokens: list[str] | None, n_heads: i
             disabled=off,
             **KEEP,
         )
-    c3, c4, c5 = st.columns([2, 1, 2])
+    # The line filters: under the pickers, or in presenter mode in the sidebar, out of the chart's way.
+    c3, c4, c5 = [st.sidebar] * 3 if present.on() else st.columns([2, 1, 2])
     with c3:
         if has_b:
             region = st.radio(
@@ -301,6 +306,11 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     show_attention("rm_model_big", lesson.weights, att.tokens, title=title, builder=BIG, width_px=FULL)
 
 
+def _query_row(values: np.ndarray, query: str, tokens: list[str], name: str) -> Table:
+    """One query's numbers over every key (T,), as the table under a bar chart."""
+    return Table(values[None, :], [query], tokens, name=name, kind="bars", row_title="query", col_title="key")
+
+
 def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     nv, layer, head, query = lesson.neuron, lesson.layer, lesson.head, lesson.query
     figs = mf.neuron_figures(nv, att.tokens, layer=layer, head=head)
@@ -315,24 +325,8 @@ def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         "q": Table(nv.q[None, :], [token], dims, name="q, the query vector", row_title="query", col_title="dimension"),
         "k": Table(nv.k, att.tokens, dims, name="k, every key vector", row_title="key", col_title="dimension"),
         "qk": Table(nv.qk, att.tokens, dims, name="q∘k, elementwise products", row_title="key", col_title="dimension"),
-        "scores": Table(
-            nv.scores[None, :],
-            [token],
-            att.tokens,
-            name="q·k for every key",
-            kind="bars",
-            row_title="query",
-            col_title="key",
-        ),
-        "weights": Table(
-            nv.weights[None, :],
-            [token],
-            att.tokens,
-            name="The attention row",
-            kind="bars",
-            row_title="query",
-            col_title="key",
-        ),
+        "scores": _query_row(nv.scores, token, att.tokens, "q·k for every key"),
+        "weights": _query_row(nv.weights, token, att.tokens, "The attention row"),
     }
     for name in ("q", "k", "qk", "scores", "weights"):
         show_figure(figs[name], f"rm_neuron_{name}", table=tables_[name])
@@ -435,6 +429,43 @@ def predict_it(questions: list[quiz.Question]) -> None:
     quiz.score_line()
 
 
+def about_the_input(
+    loaded: models.LoadedModel, att: models.ModelAttention, questions: list[quiz.Question], text_a: str, text_b: str
+) -> None:
+    """The model, a head to try for "it", the tokens as the model reads them, and the download."""
+    st.caption(
+        f"Model {md_escape(loaded.name)}: {loaded.n_layers} layers × {loaded.n_heads} heads, "
+        f"d_model = {loaded.d_model}, d_k = {loaded.d_k}. Running on **{models.device_label(loaded)}**."
+    )
+    if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
+        if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
+            st.caption(
+                f"Layer {IT_HEAD[0]}, head {IT_HEAD[1]} is a good head to try for “it”; its numbers stay hidden "
+                "until you have revealed your predictions."
+            )
+        else:
+            st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
+    st.markdown(f"**{att.T} tokens** as the model sees them:")
+    show_tokens(att.tokens)
+    st.caption(
+        "This tokenizer lowercases the text and splits rare words into WordPiece parts (## marks a part "
+        "that continues a word). It adds [CLS] at the start and [SEP] after each sentence; characters "
+        "outside its vocabulary become [UNK]." + (" Some of this input became [UNK]." if "[UNK]" in att.tokens else "")
+    )
+    st.download_button(
+        "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)",
+        icon=":material/download:",
+        data=lambda: tables.to_npz(
+            {"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
+            {"model": loaded.name, "sentence_a": text_a, "sentence_b": text_b if text_b.strip() else None},
+        ),
+        file_name="attentions.npz",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key="rm_npz",
+    )
+
+
 # --------------------------------------------------------------------------- the page
 
 STATE.start()
@@ -446,19 +477,29 @@ present.intro(
     "one or two sentences and look at its heads from several angles."
 )
 
-name = st.selectbox(
-    "Model",
-    models.ALLOWED_MODELS,
-    key=K("model"),
-    format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
-)
+# In presenter mode the model, the examples and the Predict switch wait in the sidebar, and
+# Back and Next step through the views, so the chart fits on a projector's screen.
+with st.sidebar if present.on() else st.container():
+    name = st.selectbox(
+        "Model",
+        models.ALLOWED_MODELS,
+        key=K("model"),
+        format_func=lambda n: f"{n} (embedded)" if n == models.DEFAULT_MODEL else f"{n} (Hugging Face cache)",
+    )
+    _examples()
 text_a, text_b = _sentences()
-view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
-predict = st.toggle(
-    "Predict first",
-    key=K("predict"),
-    help="Guess where “it” looks in the two animal sentences before the model shows it.",
-)
+if present.on():
+    deck = present.Deck(tuple(VIEW_NAMES.values()), step_key=K("view"), noun="View", values=tuple(VIEW_NAMES))
+    deck.nav()
+    view = deck.values[deck.current]
+else:
+    view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
+with st.sidebar if present.on() else st.container():
+    predict = st.toggle(
+        "Predict first",
+        key=K("predict"),
+        help="Guess where “it” looks in the two animal sentences before the model shows it.",
+    )
 pickers = st.columns(3)
 with pickers[0]:
     layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
@@ -509,10 +550,6 @@ if problem_text is not None:
     (st.info if loaded is not None and not text_a.strip() else st.error)(problem_text)
     st.stop()
 
-st.caption(
-    f"Model {md_escape(loaded.name)}: {loaded.n_layers} layers × {loaded.n_heads} heads, d_model = {loaded.d_model}, "
-    f"d_k = {loaded.d_k}. Running on **{models.device_label(loaded)}**."
-)
 if loaded.fallback:
     st.warning(md_escape(loaded.fallback))
 # The question's head: the view's own head, or in the head view the first head chosen.
@@ -520,14 +557,6 @@ questions = []
 if predict:
     q_head = lesson.head if view != "head" else (lesson.heads[0] if lesson.heads else 0)
     questions = it_questions(loaded, lesson.layer, q_head)
-if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
-    if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
-        st.caption(
-            f"Layer {IT_HEAD[0]}, head {IT_HEAD[1]} is a good head to try for “it”; its numbers stay hidden "
-            "until you have revealed your predictions below."
-        )
-    else:
-        st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
 if att.fallback:
     st.warning(md_escape(att.fallback))
 if att.truncated:
@@ -535,26 +564,8 @@ if att.truncated:
         f"The input is longer than {models.MAX_TOKENS} tokens, the most this model reads; only the first "
         f"{models.MAX_TOKENS} are used (a sentence pair is trimmed from the longer sentence)."
     )
-
-st.markdown(f"**{att.T} tokens** as the model sees them:")
-show_tokens(att.tokens)
-st.caption(
-    "This tokenizer lowercases the text and splits rare words into WordPiece parts (## marks a part "
-    "that continues a word). It adds [CLS] at the start and [SEP] after each sentence; characters "
-    "outside its vocabulary become [UNK]." + (" Some of this input became [UNK]." if "[UNK]" in att.tokens else "")
-)
-st.download_button(
-    "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)",
-    icon=":material/download:",
-    data=lambda: tables.to_npz(
-        {"attentions": att.attentions, "tokens": np.array(att.tokens, dtype=str)},
-        {"model": loaded.name, "sentence_a": text_a, "sentence_b": text_b if text_b.strip() else None},
-    ),
-    file_name="attentions.npz",
-    mime="application/octet-stream",
-    on_click="ignore",
-    key="rm_npz",
-)
+if not present.on():  # on a projector the view comes first, and this below it
+    about_the_input(loaded, att, questions, text_a, text_b)
 
 if questions:
     predict_it(questions)
@@ -568,3 +579,5 @@ elif view == "summaries":
     summaries(att, lesson)
 else:
     reproduce(loaded, att, lesson.layer, lesson.head)
+if present.on():
+    about_the_input(loaded, att, questions, text_a, text_b)

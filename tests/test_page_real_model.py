@@ -316,3 +316,41 @@ def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded
         assert md_escape(f"{row.argmax()}: {att.tokens[row.argmax()]}") in shown
         assert f"{row.max():.3f}" in shown
     assert any("puts" in c.value and "layer 3, head 1" in c.value for c in at.caption)
+
+
+def test_presenter_mode_steps_through_the_views(loaded):
+    """Presenter mode (?present=1): Back and Next replace the View radio and walk through the five
+    views in the URL's ``view``; the model, the examples and Predict first move to the sidebar;
+    the chart comes straight after the view's pickers, the tokens and the download below it."""
+    at = _page()
+    at.session_state["present"] = True
+    at.query_params.update({"view": "model", "layer": "2", "head": "5"})
+    _run(at)
+    assert not [r for r in at.radio if r.key == "rm_view"], "the View radio is drawn in presenter mode"
+    progress = [m.value for m in at.markdown if m.value.startswith("**View ")]
+    assert progress == ["**View 2 of 5** · Model view"]
+    assert {w.key for w in at.sidebar.selectbox} >= {"rm_model", "rm_preset"}
+    assert [t.key for t in at.sidebar.toggle] == ["rm_predict"]
+    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
+    big = figure_by_title(at, "Layer 2, head 5")
+    np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[2, 5], atol=1e-6)
+    order = [node.type for node in at.main]  # the main area top to bottom
+    assert order.index("plotly_chart") < order.index("code") and order[-1] == "download_button"  # the .npz
+
+    at.button(key="rm_view_next").click()
+    _run(at)
+    assert at.session_state["rm_view"] == "neuron" and at.query_params["view"] == "neuron"
+    assert [m.value for m in at.markdown if m.value.startswith("**View ")] == ["**View 3 of 5** · Neuron view"]
+    assert figure_by_title(at, "softmax") and not [f for f in figures(at) if "Model view" in str(f["layout"])]
+    for _ in range(2):  # to the last view; Next is then disabled
+        at.button(key="rm_view_next").click()
+        _run(at)
+    assert at.session_state["rm_view"] == "reproduce" and at.button(key="rm_view_next").disabled
+    at.button(key="rm_view_back").click()
+    _run(at)
+    assert at.session_state["rm_view"] == "summaries"
+    for _ in range(3):  # neuron, model, head
+        at.button(key="rm_view_back").click()
+        _run(at)
+    assert at.session_state["rm_view"] == "head" and "view" not in at.query_params
+    assert at.button(key="rm_view_back").disabled

@@ -60,25 +60,35 @@ class Deck:
     """A long page's sections. In presenter mode only the current one is shown, with Back,
     Next and a progress line; otherwise every section is shown.
 
-    ``step_key`` holds the 1-based section number (the page's URL parameter ``step``).
+    ``step_key`` holds the 1-based section number (the page's URL parameter ``step``), or,
+    where ``values`` are given, the value of the section shown (the Real model page's ``view``).
     """
 
     titles: tuple[str, ...]
     step_key: str
     noun: str = "Section"
     counted: int | None = None  # sections past this many are extras: "One cell, worked through (after step 9)"
+    values: tuple[str, ...] | None = None  # the state holds values[k] for section k instead of k + 1
+
+    def __post_init__(self) -> None:
+        if self.values is not None and len(self.values) != len(self.titles):
+            raise ValueError(f"a Deck needs one value per title: {len(self.values)} values, {len(self.titles)} titles")
 
     @property
     def current(self) -> int:
         """The 0-based section being shown (clamped)."""
-        step = int(st.session_state.get(self.step_key, 1) or 1)
+        got = st.session_state.get(self.step_key)
+        if self.values is not None:
+            return self.values.index(got) if got in self.values else 0
+        step = int(got or 1)
         return min(max(step, 1), len(self.titles)) - 1
 
     def shows(self, index: int) -> bool:
         return not on() or index == self.current
 
     def _move(self, by: int) -> None:
-        st.session_state[self.step_key] = min(max(self.current + 1 + by, 1), len(self.titles))
+        k = min(max(self.current + by, 0), len(self.titles) - 1)
+        st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
         """Back, the progress line and Next (presenter mode only)."""

@@ -22,7 +22,7 @@ from tests.browser.waits import RUN_TIMEOUT_MS, run_count, wait_for_run
 
 PROJECTOR = {"width": 1280, "height": 720}  # a 720p classroom projector
 MAIN = "[data-testid='stMain']"
-PROGRESS = re.compile(r"^(Step|Section) \d+ of \d+")
+PROGRESS = re.compile(r"^(Step|Section|View) \d+ of \d+")
 CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # labels a CSV cell guards with a leading apostrophe
 
 # The computed font size (px) of the first main-area paragraph starting with `start`.
