@@ -101,20 +101,26 @@ def log_x_lines(
     return _figure(traces, layout)
 
 
-def mask_heatmap(mask: np.ndarray | None, tokens: list[str], *, title: str) -> go.Figure:
-    """A (T, T) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones.
-    Where the 0s and 1s are too many to print, a "×" marks each forbidden cell, as on a
-    heatmap's masked scores, so colour is not the only thing that tells them apart."""
-    T = len(tokens)
-    allowed = np.ones((T, T), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+def mask_heatmap(
+    mask: np.ndarray | None,
+    rows: list[str],
+    cols: list[str] | None = None,
+    *,
+    title: str,
+    row_title: str = "query",
+    col_title: str = "key",
+) -> go.Figure:
+    """A (T_q, T_k) bool mask as a 0/1 heatmap (1 = may attend); None means global: all ones;
+    ``cols`` defaults to ``rows``. Where the 0s and 1s are too many to print, a "×" marks each
+    forbidden cell, as on a heatmap's masked scores, so colour is not the only thing that tells
+    them apart."""
+    cols = rows if cols is None else cols
+    allowed = np.ones((len(rows), len(cols)), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    labels = {"rows": rows, "cols": cols, "title": title, "row_title": row_title, "col_title": col_title}
     return heatmap(
         allowed.astype(np.float64),
-        rows=tokens,
-        cols=tokens,
-        title=title,
+        **labels,
         kind="weights",
-        row_title="query",
-        col_title="key",
         value_name="may attend",
         fmt=".0f",
         show_scale=False,  # two colours, told apart by the printed 0/1 or the "×", and the title

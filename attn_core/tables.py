@@ -53,6 +53,12 @@ class Table:
         object.__setattr__(self, "cols", tuple(str(c) for c in self.cols))
 
 
+def weights_table(weights: np.ndarray, rows, cols=None, *, name: str) -> Table:
+    """A (T_q, T_k) matrix of attention weights: queries down, keys across (``cols`` defaults to ``rows``)."""
+    cols = rows if cols is None else cols
+    return Table(weights, tuple(rows), tuple(cols), name=name, kind="weights", row_title="query", col_title="key")
+
+
 def head_table(values: np.ndarray, name: str, *, first_layer: int = 0) -> Table:
     """One number per head, values (L, H): rows "layer l", columns "head h" (layers counted
     from ``first_layer``: 0 as bertviz does for BERT, 1 for our decoder)."""

@@ -11,13 +11,23 @@ import streamlit as st
 
 from attn_core import articles as ar
 from attn_core.context_figures import mask_check
-from attn_core.figures import bar_chart, dim_labels, heatmap, heatmap_panels
+from attn_core.figures import dim_labels
 from attn_core.lab_figures import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
 from ui import present
-from ui.charts import show_attention, show_figure, show_heatmap
+from ui.charts import (
+    show_attention,
+    show_bars,
+    show_figure,
+    show_heatmap,
+    show_mask,
+    show_panels,
+    show_scores,
+    side_by_side,
+)
 from ui.common import md_escape
+from ui.common import num as _n
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -48,14 +58,6 @@ state = PageState(
 def _lesson(texts: tuple[tuple[str, str], ...], scale: float, seed: int) -> ar.ArticlesLesson:
     """The page's one attn_core call."""
     return ar.articles_lesson(dict(texts), scale=scale, seed=seed)
-
-
-def _n(value: float, digits: int = 2) -> str:
-    """A number for the text, with a real minus sign."""
-    text = f"{value:.{digits}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", "−")
 
 
 def _g(value: float) -> str:
@@ -208,44 +210,28 @@ if sections[0] is not None:
         st.table(rows)
         left, right = st.columns(2)
         with left:
-            show_figure(
-                bar_chart(
-                    list(d.tokens),
-                    d.weights,
-                    title="Weights of “cat” over the sentence",
-                    y_title="weight",
-                    y_range=(0, 1.05),
-                ),
-                key="art_cat_weights",
-                table=Table(
-                    d.weights[None, :],
-                    rows=("cat",),
-                    cols=d.tokens,
-                    name="Weights of cat",
-                    kind="bars",
-                    row_title="query",
-                    col_title="key",
-                ),
+            show_bars(
+                "art_cat_weights",
+                d.tokens,
+                d.weights,
+                title="Weights of “cat” over the sentence",
+                y_title="weight",
+                y_range=(0, 1.05),
+                row="cat",
+                name="Weights of cat",
+                row_title="query",
+                col_title="key",
             )
         with right:
-            show_figure(
-                heatmap_panels(
-                    [("K", d.k), ("V", d.v)],
-                    rows=list(d.tokens),
-                    title="Keys and values",
-                    row_title="token",
-                    col_title="entry",
-                    value_name="value",
-                ),
-                key="art_cat_kv",
-                table=Table(
-                    np.hstack([d.k, d.v]),
-                    rows=d.tokens,
-                    cols=(*dim_labels(3, "k"), *dim_labels(3, "v")),
-                    name="Keys and values",
-                    row_title="token",
-                    col_title="entry",
-                ),
+            show_panels(
+                "art_cat_kv",
+                [("K", d.k), ("V", d.v)],
+                rows=d.tokens,
+                cols=(*dim_labels(3, "k"), *dim_labels(3, "v")),
+                title="Keys and values",
+                row_title="token",
+                col_title="entry",
+                value_name="value",
             )
         first = [f"{latex_num(w, 3)}\\times{_factor(v)}" for w, v in zip(d.weights, d.v[:, 0], strict=True)]
         st.latex(
@@ -306,27 +292,18 @@ if sections[1] is not None:
         )
         for column, (name, kept, wrong, title) in zip(st.columns(2), tables_, strict=True):
             with column:
-                show_figure(
-                    mask_check(
-                        kept,
-                        rows=keys,
-                        cols=queries,
-                        cell_text=_cells(kept),
-                        wrong=wrong,
-                        title=title,
-                        row_title="key",
-                        col_title="query",
-                    ),
-                    key=f"art_causal_{name}",
-                    table=Table(
-                        kept.astype(float),
-                        rows=keys,
-                        cols=queries,
-                        name=f"{title} (1 = score kept)",
-                        kind="mask",
-                        row_title="key",
-                        col_title="query",
-                    ),
+                show_mask(
+                    f"art_causal_{name}",
+                    kept,
+                    keys,
+                    queries,
+                    title=title,
+                    name=f"{title} (1 = score kept)",
+                    row_title="key",
+                    col_title="query",
+                    builder=mask_check,
+                    cell_text=_cells(kept),
+                    wrong=wrong,
                 )
         leaks = "; ".join(
             f"“{md_escape(c.tokens[i])}” gives {_n(w, 3)} of its weight to “{md_escape(c.tokens[j])}”"
@@ -339,34 +316,11 @@ if sections[1] is not None:
             f"later word is exactly {c.future_weight:g}: e to the power −∞ is 0, not just close to 0. The "
             "charts below use this app's layout, queries in rows."
         )
-        left, right = st.columns(2)
-        for column, steps, name, key in (
-            (left, c.steps_article, "Weights with the notes' mask", "art_causal_w_article"),
-            (right, c.steps_correct, "Weights with the causal mask", "art_causal_w_correct"),
-        ):
-            with column:
-                show_figure(
-                    heatmap(
-                        steps.weights,
-                        rows=list(c.tokens),
-                        cols=list(c.tokens),
-                        title=name,
-                        kind="weights",
-                        row_title="query",
-                        col_title="key",
-                        value_name="weight",
-                    ),
-                    key=key,
-                    table=Table(
-                        steps.weights,
-                        rows=c.tokens,
-                        cols=c.tokens,
-                        name=name,
-                        kind="weights",
-                        row_title="query",
-                        col_title="key",
-                    ),
-                )
+        side_by_side(
+            lambda key, w, name: show_attention(key, w, c.tokens, title=name),
+            ("art_causal_w_article", c.steps_article.weights, "Weights with the notes' mask"),
+            ("art_causal_w_correct", c.steps_correct.weights, "Weights with the causal mask"),
+        )
 
 # --------------------------------------------------------------------------- 3. rows or columns
 if sections[2] is not None:
@@ -392,34 +346,27 @@ if sections[2] is not None:
             f"{_n(col_sums[1].min(), 3)} to {_n(col_sums[1].max(), 3)}. Only the first gives each query a set of "
             "weights that adds up to 1."
         )
-        tokens = list(r.tokens)
-        left, right = st.columns(2)
-        for column, w, name, key in (
-            (left, r.by_row, "Softmax over each row (right)", "art_rows"),
-            (right, r.by_column, "Softmax over each column (wrong here)", "art_columns"),
-        ):
-            with column:
-                show_attention(key, w, tokens, title=name)
-        left, right = st.columns(2)
-        for column, sums, what, key in (
-            (left, row_sums, "Row sums", "art_row_sums"),
-            (right, col_sums, "Column sums", "art_col_sums"),
-        ):
-            with column:
-                series = {"softmax over rows": sums[0], "softmax over columns": sums[1]}
-                show_figure(
-                    grouped_bars(tokens, series, title=what, y_title="sum", fmt=".3f"),
-                    key=key,
-                    table=Table(
-                        np.stack([sums[0], sums[1]], axis=1),
-                        rows=r.tokens,
-                        cols=tuple(series),
-                        name=what,
-                        kind="lines",
-                        row_title="token",
-                        col_title="softmax",
-                    ),
-                )
+
+        def _sums(key: str, sums: np.ndarray, what: str) -> None:
+            series = {"softmax over rows": sums[0], "softmax over columns": sums[1]}
+            table = Table(
+                np.stack([sums[0], sums[1]], axis=1),
+                rows=r.tokens,
+                cols=tuple(series),
+                name=what,
+                kind="lines",
+                row_title="token",
+                col_title="softmax",
+            )
+            fig = grouped_bars(list(r.tokens), series, title=what, y_title="sum", fmt=".3f")
+            show_figure(fig, key=key, table=table)
+
+        side_by_side(
+            lambda key, w, name: show_attention(key, w, r.tokens, title=name),
+            ("art_rows", r.by_row, "Softmax over each row (right)"),
+            ("art_columns", r.by_column, "Softmax over each column (wrong here)"),
+        )
+        side_by_side(_sums, ("art_row_sums", row_sums, "Row sums"), ("art_col_sums", col_sums, "Column sums"))
 
 # --------------------------------------------------------------------------- 4. shapes
 if sections[3] is not None:
@@ -459,47 +406,27 @@ if sections[3] is not None:
         st.caption(f"X's rows: {md_escape(' '.join(s.tokens))}")
         left, right = st.columns(2)
         with left:
-            show_figure(
-                heatmap_panels(
-                    [("X", s.x), ("Q = XW", s.q)],
-                    rows=list(s.tokens),
-                    title=f"X ({T} × {d}) and Q ({q_shape[0]} × {q_shape[1]})",
-                    row_title="token",
-                    col_title="column",
-                    value_name="value",
-                    fmt=".1f",
-                ),
-                key="art_shapes_xq",
-                table=Table(
-                    np.hstack([s.x, s.q]),
-                    rows=s.tokens,
-                    cols=(*dim_labels(d, "x"), *dim_labels(d_k, "q")),
-                    name="X and Q",
-                    row_title="token",
-                    col_title="column",
-                ),
+            show_panels(
+                "art_shapes_xq",
+                [("X", s.x), ("Q = XW", s.q)],
+                rows=s.tokens,
+                cols=(*dim_labels(d, "x"), *dim_labels(d_k, "q")),
+                title=f"X ({T} × {d}) and Q ({q_shape[0]} × {q_shape[1]})",
+                name="X and Q",
+                row_title="token",
+                col_title="column",
+                value_name="value",
+                fmt=".1f",
             )
         with right:
-            show_figure(
-                heatmap(
-                    s.w_q,
-                    rows=dim_labels(d),
-                    cols=dim_labels(d_k, "q"),
-                    title=f"W_q ({d} × {d_k})",
-                    row_title="row",
-                    col_title="column",
-                    value_name="w",
-                    fmt=".2f",
-                ),
-                key="art_shapes_w",
-                table=Table(
-                    s.w_q,
-                    rows=dim_labels(d),
-                    cols=dim_labels(d_k, "q"),
-                    name="W(q)",
-                    row_title="row",
-                    col_title="column",
-                ),
+            show_heatmap(
+                "art_shapes_w",
+                s.w_q,
+                rows=dim_labels(d),
+                cols=dim_labels(d_k, "q"),
+                title=f"W_q ({d} × {d_k})",
+                value_name="w",
+                fmt=".2f",
             )
 
 # --------------------------------------------------------------------------- 5. conventions
@@ -550,16 +477,11 @@ if sections[4] is not None:
             f"The head of section 2: T = {T}, d_k = {d_k}, d_v = {d_v}. The scores are unscaled here; both outputs "
             "divide them by √d_k first."
         )
-        tokens = list(cv.tokens)
-        left, right = st.columns(2)
-        for column, z, name, key in (
-            (left, cv.scores_col, "QᵀK, token vectors as columns", "art_conv_col"),
-            (right, cv.scores_row, "QKᵀ, token vectors as rows", "art_conv_row"),
-        ):
-            with column:
-                show_heatmap(
-                    key, z, rows=tokens, cols=tokens, title=name, row_title="query", col_title="key", value_name="score"
-                )
+        side_by_side(
+            lambda key, z, name: show_scores(key, z, cv.tokens, title=name),
+            ("art_conv_col", cv.scores_col, "QᵀK, token vectors as columns"),
+            ("art_conv_row", cv.scores_row, "QKᵀ, token vectors as rows"),
+        )
 
 # --------------------------------------------------------------------------- 6. winner takes all?
 if sections[5] is not None:
@@ -581,25 +503,13 @@ if sections[5] is not None:
             "takes all only when the gaps between the scores are large."
         )
         labels = [f"s{k}" for k in range(n)]
-        left, right = st.columns(2)
-        for column, weights, name, key in (
-            (left, lab.weights, "softmax(s), m = 1", "art_win_m1"),
-            (right, lab.scaled_weights, f"softmax({lab.multiplier:g}·s)", "art_win_m100"),
-        ):
-            with column:
-                show_figure(
-                    bar_chart(labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1)),
-                    key=key,
-                    table=Table(
-                        weights[None, :],
-                        rows=("weight",),
-                        cols=labels,
-                        name=f"Weights {name}",
-                        kind="bars",
-                        row_title="row",
-                        col_title="score",
-                    ),
-                )
+        side_by_side(
+            lambda key, w, name: show_bars(
+                key, labels, w, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1), col_title="score"
+            ),
+            ("art_win_m1", lab.weights, "softmax(s), m = 1"),
+            ("art_win_m100", lab.scaled_weights, f"softmax({lab.multiplier:g}·s)"),
+        )
         st.markdown(
             "**Dividing by √d_k removes only the growth with d_k.** For q and k with independent entries of "
             "standard deviation s, Var(q·k) = d_k·s⁴. Dividing by √d_k leaves s⁴: that is 1 when s = 1, but "
@@ -617,32 +527,15 @@ if sections[5] is not None:
             f"saturates: its top weight is {_n(w.row_weights.max(), 3)} and its entropy {_n(w.row_entropy, 3)} bits."
         )
         keys = [f"k{k}" for k in range(len(w.row_weights))]
-        left, right = st.columns(2)
-        with left:
-            show_figure(
-                bar_chart(keys, w.row_scaled, title="One row of scaled scores q·k/√d_k", y_title="score", fmt=".1f"),
-                key="art_win_scores",
-                table=Table(
-                    w.row_scaled[None, :],
-                    rows=("score",),
-                    cols=keys,
-                    name="Scaled scores",
-                    kind="bars",
-                    row_title="row",
-                    col_title="key",
-                ),
-            )
-        with right:
-            show_figure(
-                bar_chart(keys, w.row_weights, title="Its softmax weights", y_title="weight", y_range=(0, 1.1)),
-                key="art_win_weights",
-                table=Table(
-                    w.row_weights[None, :],
-                    rows=("weight",),
-                    cols=keys,
-                    name="Softmax of the scaled scores",
-                    kind="bars",
-                    row_title="row",
-                    col_title="key",
-                ),
-            )
+        scores = {
+            "title": "One row of scaled scores q·k/√d_k",
+            "y_title": "score",
+            "fmt": ".1f",
+            "name": "Scaled scores",
+        }
+        weights = {"title": "Its softmax weights", "y_title": "weight", "y_range": (0, 1.1)}
+        side_by_side(
+            lambda key, values, labels: show_bars(key, keys, values, col_title="key", **labels),
+            ("art_win_scores", w.row_scaled, scores),
+            ("art_win_weights", w.row_weights, {**weights, "name": "Softmax of the scaled scores"}),
+        )

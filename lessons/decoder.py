@@ -10,9 +10,9 @@ import streamlit as st
 from attn_core import decoder as dc
 from attn_core import figures as fg
 from attn_core import model_figures as mf
-from attn_core.tables import Table, head_table
+from attn_core.tables import head_table, weights_table
 from ui import present
-from ui.charts import show_attention, show_bars, show_figure, show_lines
+from ui.charts import show_attention, show_bars, show_figure, show_lines, side_by_side
 from ui.common import MAX_CHARS, md_escape, show_tokens
 from ui.state import PageState, Param, clamp_index
 
@@ -243,15 +243,7 @@ if deck.shows(1):
     show_figure(
         fig,
         "dec_fig_head_view",
-        table=Table(
-            run.attentions[layer, head],
-            labels,
-            labels,
-            name=f"Layer {layer + 1}, head {head}",
-            kind="weights",
-            row_title="query",
-            col_title="key",
-        ),
+        table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
         focus_row=focus,
     )
 
@@ -321,23 +313,22 @@ if deck.shows(3):
 # --------------------------------------------------------------------------- training
 if deck.shows(4):
     st.header("5. How it learned")
-    c1, c2 = st.columns(2)
-    with c1:
-        show_lines(
+    side_by_side(
+        lambda key, series, title, y_title: show_lines(
+            key, training.steps, series, title=title, x_title="training step", y_title=y_title
+        ),
+        (
             "dec_fig_train_loss",
-            training.steps,
             {"on the words before the repeat": training.loss_first, "on the repeated words": training.loss_repeat},
-            title="Held-out loss during training",
-            x_title="training step",
-            y_title="loss (nats)",
-        )
-    with c2:
-        show_lines(
+            "Held-out loss during training",
+            "loss (nats)",
+        ),
+        (
             "dec_fig_train_scores",
-            training.steps,
             {"best induction score": training.best_induction, "repeat accuracy": training.repeat_accuracy},
-            title="Induction score and repeat accuracy",
-            x_title="training step",
-        )
+            "Induction score and repeat accuracy",
+            "",
+        ),
+    )
     st.markdown(_learning(training, n_words))
 STATE.sync()

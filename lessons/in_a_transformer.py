@@ -15,11 +15,11 @@ import streamlit as st
 from attn_core import transformer as tr
 from attn_core.context_figures import block_diagram
 from attn_core.figures import bar_chart, heatmap, line_chart
-from attn_core.lab_figures import log_x_lines, mask_heatmap
+from attn_core.lab_figures import log_x_lines
 from attn_core.tables import Table
 from ui import present
-from ui.charts import show_attention, show_figure
-from ui.common import MAX_CHARS, checked_tokens, md_escape
+from ui.charts import show_attention, show_figure, show_mask
+from ui.common import MAX_CHARS, checked_tokens, md_escape, num
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -69,10 +69,7 @@ def _senses(_loaded: "LoadedModel", name: str, source: str, sentences: tuple[str
 
 
 def _n(value: float, digits: int = 3) -> str:
-    text = f"{value:.{digits}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", "−")
+    return num(value, digits)
 
 
 def _e(value: float) -> str:
@@ -247,19 +244,7 @@ if lesson is not None and deck.shows(2):
         )
     cols = st.columns(2)
     with cols[0]:
-        show_figure(
-            mask_heatmap(p.masks[b], tokens, title=f"Padding mask, sentence {name}"),
-            key="tf_pad_mask",
-            table=Table(
-                p.masks[b].astype(float),
-                rows=tokens,
-                cols=tokens,
-                name=f"Padding mask, sentence {name}",
-                kind="mask",
-                row_title="query",
-                col_title="key",
-            ),
-        )
+        show_mask("tf_pad_mask", p.masks[b], tokens, title=f"Padding mask, sentence {name}")
     with cols[1]:
         st.markdown(
             f"Row i of the mask says which keys query i may look at: 1 for the {n_real} real tokens, 0 for "
@@ -339,30 +324,7 @@ if lesson is not None and deck.shows(4):
     )
     for column, (title, mask, rows, cols_, rt, ct, key) in zip(cols, panels, strict=False):
         with column:
-            show_figure(
-                heatmap(
-                    mask.astype(float),
-                    rows=rows,
-                    cols=cols_,
-                    title=title,
-                    kind="weights",
-                    row_title=rt,
-                    col_title=ct,
-                    value_name="may attend",
-                    fmt=".0f",
-                    show_scale=False,
-                ),
-                key=key,
-                table=Table(
-                    mask.astype(float),
-                    rows=rows,
-                    cols=cols_,
-                    name=f"{title} mask",
-                    kind="mask",
-                    row_title=rt,
-                    col_title=ct,
-                ),
-            )
+            show_mask(key, mask, rows, cols_, title=title, name=f"{title} mask", row_title=rt, col_title=ct)
     with cols[3]:
         st.markdown(
             f"Read the cross-attention mask as the decoder's {len(tgt)} target tokens (rows) asking the encoder's "

@@ -1,16 +1,13 @@
 """Masks and cost: global, causal, sliding-window and dilated attention, the T² bill,
 and where the scaled dot product sits beside the older additive score."""
 
-import numpy as np
 import streamlit as st
 
 from attn_core import experiments as ex
 from attn_core import lessons
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from attn_core.lab_figures import mask_heatmap
-from attn_core.tables import Table
 from ui import present
-from ui.charts import show_attention, show_figure, show_heatmap, show_lines
+from ui.charts import show_attention, show_heatmap, show_lines, show_mask, show_scores
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
 
@@ -120,13 +117,10 @@ for n, kind in enumerate(ex.MASK_KINDS):
         + (rf",\ r = {radius}" if kind in ("window", "dilated") else "")
         + (rf",\ \text{{dilation}} = {dilation}" if kind == "dilated" else "")
     )
-    allowed = np.ones((T, T)) if steps.mask is None else steps.mask.astype(np.float64)
     left, right = st.columns(2)
     with left:
-        show_figure(
-            mask_heatmap(steps.mask, tokens, title=f"{title} mask (1 = may attend)"),
-            key=f"masks_{kind}_mask",
-            table=Table(allowed, tokens, tokens, name=f"{title} mask", kind="mask", row_title="query", col_title="key"),
+        show_mask(
+            f"masks_{kind}_mask", steps.mask, tokens, title=f"{title} mask (1 = may attend)", name=f"{title} mask"
         )
     with right:
         show_attention(f"masks_{kind}_weights", steps.weights, tokens, title=f"{title} weights")
@@ -200,16 +194,7 @@ for column, (scores, name, title) in zip(
     strict=True,
 ):
     with column:
-        show_heatmap(
-            f"masks_{name}",
-            scores,
-            rows=tokens,
-            cols=tokens,
-            title=title,
-            row_title="query",
-            col_title="key",
-            value_name="score",
-        )
+        show_scores(f"masks_{name}", scores, tokens, title=title)
 
 st.markdown(
     "The dot product of a query and a key is really one matrix sandwiched between two embeddings: "

@@ -15,9 +15,9 @@ import streamlit as st
 from attn_core import figures as fg
 from attn_core import model_figures as mf
 from attn_core import models, tables, views
-from attn_core.tables import Table, head_table
+from attn_core.tables import Table, head_table, weights_table
 from ui import present, quiz
-from ui.charts import show_attention, show_figure
+from ui.charts import show_attention, show_figure, side_by_side
 from ui.common import md_escape, show_tokens
 from ui.model_cache import try_load
 from ui.state import PageState, Param, clamp_index
@@ -249,15 +249,7 @@ def head_view(att: models.ModelAttention, lesson: views.ModelLesson, c: Controls
         title=f"Head view, layer {layer}",
     )
     names = ", ".join(str(h) for h in heads) if len(heads) < att.n_heads else "all heads"
-    table = Table(
-        lesson.heads_mean,
-        att.tokens,
-        att.tokens,
-        name=f"Layer {layer}, mean of {names}",
-        kind="weights",
-        row_title="query",
-        col_title="key",
-    )
+    table = weights_table(lesson.heads_mean, att.tokens, name=f"Layer {layer}, mean of {names}")
     show_figure(fig, "rm_head_view", table=table, focus_row=lesson.focus)
     st.markdown(
         "Each line joins a token on the left (the **query**, doing the looking) to a token on the right "
@@ -377,9 +369,7 @@ def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
 
 def _weights_side_by_side(att: models.ModelAttention, *charts: tuple[str, np.ndarray, str]) -> None:
     """(key, (T, T) weights, title) charts in columns, each with its table."""
-    for column, (key, weights, title) in zip(st.columns(len(charts)), charts, strict=True):
-        with column:
-            show_attention(key, weights, att.tokens, title=title, builder=BIG)
+    side_by_side(lambda key, w, title: show_attention(key, w, att.tokens, title=title, builder=BIG), *charts)
 
 
 def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int, head: int) -> None:

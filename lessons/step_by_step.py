@@ -21,9 +21,8 @@ from attn_core import figures as fg
 from attn_core import tables
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
-from attn_core.tables import Table
 from ui import present, quiz
-from ui.charts import show_chart, show_heatmap, table_name
+from ui.charts import show_bars, show_heatmap, show_panels
 from ui.common import (
     MAX_CHARS,
     MAX_TOKENS,
@@ -195,30 +194,9 @@ def _matrix(name: str, z, title: str, rows: list[str], cols: list[str], **kwargs
 
 
 def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
-    """Matrices that share their rows, side by side in one chart; their table puts the panels
-    side by side too (columns "W_q 0", "W_q 1", ...)."""
-    values = np.concatenate([z for _, z in panels], axis=1)  # (n_rows, sum of widths)
-    cols = [f"{label} {c}" for label, z in panels for c in range(z.shape[1])]
-    row_labels = rows if rows is not None else [str(r) for r in range(values.shape[0])]
-    table = Table(
-        values,
-        row_labels,
-        cols,
-        name=table_name(title),
-        kind="signed",
-        row_title=kwargs.get("row_title", "row"),
-        col_title="matrix and column",
-    )
-    show_chart(
-        f"sbs_fig_{name}",
-        fg.heatmap_panels,
-        panels,
-        table=table,
-        rows=rows,
-        title=title,
-        width_px=fg.FULL_WIDTH_PX,
-        **kwargs,
-    )
+    """Matrices that share their rows, side by side in one chart as wide as the page; their table
+    puts the panels side by side too (columns "W_q 0", "W_q 1", ...)."""
+    show_panels(f"sbs_fig_{name}", panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
 
 
 def _factor_latex(lesson: wt.Lesson) -> str:
@@ -832,24 +810,18 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
     title = "Worked cell: row i of the attention weights"
-    show_chart(
+    show_bars(
         "sbs_fig_row",
-        fg.bar_chart,
-        list(tokens),
+        tokens,
         cell.weights,
         title=title,
         y_title="weight",
         y_range=(0.0, 1.15),
         fmt=".2f",
-        table=Table(
-            cell.weights[None, :],
-            [f"{i}:{tokens[i]}"],
-            list(tokens),
-            name=f"Row {i} of the attention weights",
-            kind="bars",
-            row_title="query",
-            col_title="key",
-        ),
+        row=f"{i}:{tokens[i]}",
+        name=f"Row {i} of the attention weights",
+        row_title="query",
+        col_title="key",
     )
 
 

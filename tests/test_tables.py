@@ -346,3 +346,13 @@ def test_bad_shapes_and_names_raise_clear_errors():
         tb.head_table(np.zeros(4), "x")
     with pytest.raises(ValueError, match="settings"):
         tb.to_npz({"settings": np.zeros(2)}, {})
+
+
+def test_weights_table_labels_queries_and_keys():
+    w = np.array([[1.0, 0.0], [0.25, 0.75]])
+    t = tb.weights_table(w, ["a", "b"], name="Layer 1, head 0")
+    assert (t.kind, t.row_title, t.col_title, t.rows, t.cols) == ("weights", "query", "key", ("a", "b"), ("a", "b"))
+    cross = tb.weights_table(w[:, :1], ["a", "b"], ["src"], name="cross")
+    assert cross.cols == ("src",) and cross.values.shape == (2, 1)
+    with pytest.raises(ValueError, match=r"len\(cols\)=2"):
+        tb.weights_table(w[:, :1], ["a", "b"], name="shape")

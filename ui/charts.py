@@ -222,6 +222,50 @@ def show_attention(key: str, weights: np.ndarray, rows, cols=None, *, title: str
     show_heatmap(key, weights, rows=list(rows), cols=list(cols), title=title, kind="weights", **labels)
 
 
+def show_scores(key: str, scores: np.ndarray, rows, cols=None, *, title: str, **kwargs) -> None:
+    """A (T_q, T_k) matrix of scores (any sign; queries down, keys across), with its table."""
+    labels = {"row_title": "query", "col_title": "key", "value_name": "score", **kwargs}
+    cols = rows if cols is None else cols
+    show_heatmap(key, scores, rows=list(rows), cols=list(cols), title=title, **labels)
+
+
+def show_mask(
+    key: str,
+    mask: np.ndarray | None,
+    rows,
+    cols=None,
+    *,
+    title: str,
+    name: str = "",
+    row_title: str = "query",
+    col_title: str = "key",
+    builder=None,
+    **kwargs,
+) -> None:
+    """A boolean mask (True = may attend; None = all ones) as a 0/1 chart
+    (``attn_core.lab_figures.mask_heatmap``, or ``builder`` with the same call), with its table."""
+    from attn_core import lab_figures as lf
+
+    cols = rows if cols is None else cols
+    allowed = np.ones((len(rows), len(cols))) if mask is None else np.asarray(mask, dtype=np.float64)
+    build = builder or lf.mask_heatmap
+    labels = {"title": title, "row_title": row_title, "col_title": col_title}
+    fig = build(mask, rows=list(rows), cols=list(cols), **labels, **kwargs)
+    show_figure(fig, key, table=Table(allowed, rows, cols, name=name or title, kind="mask", **labels_of(labels)))
+
+
+def labels_of(labels: dict) -> dict:
+    """The axis titles of a chart's labels, as its Table takes them."""
+    return {k: labels[k] for k in ("row_title", "col_title") if k in labels}
+
+
+def side_by_side(draw, *charts: tuple) -> None:
+    """``draw(*args)`` for each chart's arguments, each in a column of its own."""
+    for column, args in zip(st.columns(len(charts)), charts, strict=True):
+        with column:
+            draw(*args)
+
+
 def show_lines(
     key: str,
     x,
@@ -245,13 +289,55 @@ def show_lines(
     show_figure(fig, key, table=table)
 
 
-def show_bars(key: str, labels: list[str], values: np.ndarray, *, title: str, y_title: str = "", **kwargs) -> None:
-    """Bars at labelled positions (``attn_core.figures.bar_chart``), shown with their table."""
+def show_bars(
+    key: str,
+    labels,
+    values: np.ndarray,
+    *,
+    title: str,
+    y_title: str = "",
+    row: str = "",
+    name: str = "",
+    row_title: str = "row",
+    col_title: str = "",
+    **kwargs,
+) -> None:
+    """Bars at labelled positions (``attn_core.figures.bar_chart``), shown with their table: one
+    row (``row``, else the y axis title) with a column per bar, called ``name`` (else the title)."""
     from attn_core import figures as fg
 
-    fig = fg.bar_chart(labels, values, title=title, y_title=y_title, **kwargs)
-    table = Table(np.asarray(values)[None, :], [y_title or "value"], labels, name=title, kind="bars", col_title="")
-    show_figure(fig, key, table=table)
+    values = np.asarray(values)
+    table = Table(
+        values[None, :],
+        [row or y_title or "value"],
+        labels,
+        name=name or title,
+        kind="bars",
+        row_title=row_title,
+        col_title=col_title,
+    )
+    show_chart(key, fg.bar_chart, list(labels), values, table=table, title=title, y_title=y_title, **kwargs)
+
+
+def show_panels(
+    key: str, panels: list[tuple[str, np.ndarray]], *, rows=None, cols=None, title: str, name: str = "", **kwargs
+) -> None:
+    """Matrices with the same rows side by side (``attn_core.figures.heatmap_panels``), shown
+    with one table that puts their columns next to each other: ``cols`` labels them, else
+    "W_q 0", "W_q 1", ... (column title "matrix and column")."""
+    from attn_core import figures as fg
+
+    values = np.hstack([z for _, z in panels])  # (n_rows, sum of the panels' widths)
+    row_labels = [str(r) for r in range(values.shape[0])] if rows is None else rows
+    if cols is None:
+        cols = [f"{label} {c}" for label, z in panels for c in range(z.shape[1])]
+        titles = {"row_title": kwargs.get("row_title", "row"), "col_title": "matrix and column"}
+    else:
+        titles = labels_of({"row_title": "row", "col_title": "column", **kwargs})
+    table = Table(values, row_labels, cols, name=name or table_name(title), **titles)
+    show_chart(
+        key, fg.heatmap_panels, panels, table=table, rows=None if rows is None else list(rows), title=title, **kwargs
+    )
 
 
 def table_name(title: str) -> str:

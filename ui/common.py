@@ -51,6 +51,14 @@ def once_per_server(decorator: Callable[[Callable], Callable]) -> Callable[[Call
     return apply
 
 
+def num(value: float, digits: int = 2) -> str:
+    """A number for a sentence: ``digits`` decimals, a real minus sign, and no "−0.00"."""
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "−")
+
+
 def md_escape(text: str) -> str:
     """User text made literal for st.markdown/st.caption: no HTML, markdown or LaTeX."""
     return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
