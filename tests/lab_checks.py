@@ -1,7 +1,10 @@
-"""Checks shared by the lab pages' AppTests: NaN-free figures, escaped labels, widget driving."""
+"""Checks shared by the pages' AppTests: NaN-free figures, escaped labels, widget driving, and a
+page that runs without torch."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -51,15 +54,35 @@ def assert_escaped_ticks(at: AppTest) -> None:
                 assert not label.startswith("$") or label.startswith("$\u200b"), label
 
 
-_WIDGETS = ("slider", "select_slider", "number_input", "selectbox", "toggle", "text_input")
+_WIDGETS = ("text_input", "text_area", "slider", "select_slider", "number_input", "selectbox", "toggle")
+
+
+def widget(at: AppTest, key: str):
+    """The widget with this key, whatever its kind."""
+    for kind in _WIDGETS:
+        for found in getattr(at, kind):
+            if found.key == key:
+                return found
+    raise AssertionError(f"no widget with key {key!r}")
 
 
 def drive(page: str, **controls: object) -> AppTest:
     """Run ``page``, set each widget (by key) to its value through the widget itself, rerun."""
     at = app(page).run()
     for key, value in controls.items():
-        widget = next(w for kind in _WIDGETS for w in getattr(at, kind) if w.key == key)
-        widget.set_value(value)
+        widget(at, key).set_value(value)
     at.run()
     assert not at.exception
     return at
+
+
+def assert_never_imports_torch(script: str) -> None:
+    """A fresh Python runs ``script`` (a page, or app.py for Home) with its defaults: it draws a
+    chart, raises nothing, and never imports torch or transformers."""
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        f"at = AppTest.from_file({script!r}, default_timeout=60).run(); "
+        "assert not at.exception and at.get('plotly_chart'); "
+        "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)

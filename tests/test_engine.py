@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import attn_core as ac
 from tests.conftest import ROOT
+from tests.strategies import attention_sizes
 
 SENTENCE = "The cat sat on the mat."
 
@@ -293,14 +294,9 @@ def _sdpa(x, x_kv, w, *, mask=None, scale=True, multiplier=1.0):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    T_q=st.integers(1, 12),
-    T_k=st.integers(1, 12),
-    d_model=st.integers(1, 24),
-    d_k=st.integers(1, 16),
+    **attention_sizes(max_T=12, max_d_model=24, max_d_k=16),
     d_v=st.integers(1, 16),
     seed=st.integers(0, 10_000),
-    cross=st.booleans(),
-    scale=st.booleans(),
     mask_kind=st.sampled_from(["none", "causal", "bool"]),
     multiplier=st.sampled_from([1.0, 0.5, 100.0]),
 )

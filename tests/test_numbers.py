@@ -8,18 +8,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attn_core as ac
+from tests.strategies import attention_sizes
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    T_q=st.integers(1, 16),
-    T_k=st.integers(1, 16),
-    d_model=st.integers(1, 64),
-    d_k=st.integers(1, 64),
+    **attention_sizes(max_T=16, max_d_model=64, max_d_k=64),
     magnitude=st.sampled_from([1e-6, 1.0, 1e3, 1e6]),
     multiplier=st.sampled_from([0.0, 1.0, 100.0, -100.0]),
-    scale=st.booleans(),
-    cross=st.booleans(),
     data=st.data(),
 )
 def test_attention_steps_stays_finite(T_q, T_k, d_model, d_k, magnitude, multiplier, scale, cross, data):

@@ -4,8 +4,6 @@ the pages in teaching order, and no torch."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -14,6 +12,7 @@ import attn_core as ac
 from tests.browser.waits import PAGES
 from tests.conftest import ROOT
 from tests.figdata import figures, z_matrix
+from tests.lab_checks import assert_never_imports_torch
 
 APP = str(ROOT / "app.py")
 
@@ -61,13 +60,7 @@ def test_start_here_links_every_other_page_in_the_navigations_order():
 
 
 def test_home_never_imports_torch():
-    code = (
-        "import sys; from streamlit.testing.v1 import AppTest; "
-        f"at = AppTest.from_file({APP!r}, default_timeout=60).run(); "
-        "assert not at.exception and at.get('plotly_chart'); "
-        "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
-    )
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+    assert_never_imports_torch(APP)
 
 
 def test_the_paths_numbers_are_read_from_the_model_and_the_pages():

@@ -8,8 +8,6 @@ an independent reference.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from attn_core import models
 from tests.conftest import ROOT
 from tests.figdata import figures
+from tests.lab_checks import assert_never_imports_torch
 from tests.test_page_step_by_step import run_page, trace_z
 from ui.common import PRESETS
 
@@ -141,10 +140,4 @@ def test_a_missing_model_falls_back_to_random_weights(monkeypatch, tmp_path):
 
 
 def test_the_default_page_never_imports_torch():
-    code = (
-        "import sys; from streamlit.testing.v1 import AppTest; "
-        f"at = AppTest.from_file({PAGE!r}, default_timeout=60).run(); "
-        "assert not at.exception and at.get('plotly_chart'); "
-        "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
-    )
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+    assert_never_imports_torch(PAGE)

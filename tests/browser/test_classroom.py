@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from urllib.parse import parse_qs, quote_plus, urlparse
 
 import numpy as np
@@ -56,6 +57,7 @@ TOKENS = tuple(attn_core.tokenize(SENTENCE))  # The cat sat on the mat .
 PRESENT_PX = 22.0  # body text on a projector, as the issue asks
 PLAIN_TICK_PX = 13.0  # Plotly's tick labels outside presenter mode
 WEIGHTS_TITLE = "Step 8: attention weights"
+WEIGHTS = "query \\ key"  # the corner cell of every attention chart's CSV
 # The first chart's drawn width against its box, and the right edge of its drawing.
 FIT_JS = """
 () => {
@@ -89,6 +91,41 @@ def chart_z(page, title: str) -> np.ndarray:
     charts = [c for c in chart_data(page) if c["title"] == title]
     assert len(charts) == 1, f"expected one chart {title!r}, got {chart_titles(page)}"
     return np.array(charts[0]["traces"][0]["z"], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """What a chart's CSV and .npy must hold: the engine's values and the chart's labels."""
+
+    values: np.ndarray
+    rows: list[str]
+    cols: list[str]
+    corner: str = WEIGHTS
+
+
+def check_downloads(page, key: str, expected: Matrix, exact: bool = True) -> bytes:
+    """Click the chart's CSV and .npy buttons; both files hold the expected matrix, the CSV
+    with the chart's labels on its rows and columns. Returns the CSV's bytes."""
+    csv_file = download(page, download_button(page, f"{key}_csv"))
+    assert csv_file.name.endswith(".csv"), csv_file.name
+    table = read_csv(csv_file.data)
+    assert (table.corner, table.rows, table.cols) == (expected.corner, expected.rows, expected.cols)
+    want = np.asarray(expected.values, dtype=np.float64)
+    assert table.values.shape == want.shape
+    if exact:
+        assert np.array_equal(table.values, want), f"{key}: the CSV differs from the engine"
+    else:
+        assert np.allclose(table.values, want, rtol=0, atol=1e-6), f"{key}: the CSV differs from the engine"
+
+    npy_file = download(page, download_button(page, f"{key}_npy"))
+    assert npy_file.name.endswith(".npy"), npy_file.name
+    saved = npy(npy_file.data)
+    assert saved.shape == expected.values.shape and saved.dtype == expected.values.dtype
+    if exact:
+        assert np.array_equal(saved, expected.values), f"{key}: the .npy differs from the engine"
+    else:
+        assert np.allclose(saved, expected.values, rtol=0, atol=1e-6), f"{key}: the .npy differs from the engine"
+    return csv_file.data
 
 
 def subheaders(page, prefix: str) -> list[str]:
@@ -371,19 +408,8 @@ def test_downloads_are_the_engines_numbers(default_view, server) -> None:
     tokens = list(TOKENS)
     qkv = np.concatenate([steps.q, steps.k, steps.v], axis=1)  # (T, 3 d_k): the Step 4 chart's panels
     qkv_cols = [f"{m} {c}" for m in ("Q", "K", "V") for c in range(4)]
-    cases = [
-        ("sbs_fig_weights", steps.weights, tokens, "query i \\ key j"),
-        ("sbs_fig_qkv", qkv, qkv_cols, "token \\ matrix and column"),
-    ]
-    for key, values, cols, corner in cases:
-        got = download(page, download_button(page, f"{key}_csv"))
-        assert got.name.endswith(".csv")
-        table = read_csv(got.data)
-        assert (table.corner, table.rows, table.cols) == (corner, tokens, cols)
-        assert np.array_equal(table.values, values), f"{key}: the CSV differs from the engine"
-        got = download(page, download_button(page, f"{key}_npy"))
-        assert got.name.endswith(".npy")
-        assert np.array_equal(npy(got.data), values), f"{key}: the .npy differs from the engine"
+    check_downloads(page, "sbs_fig_weights", Matrix(steps.weights, tokens, tokens, corner="query i \\ key j"))
+    check_downloads(page, "sbs_fig_qkv", Matrix(qkv, tokens, qkv_cols, corner="token \\ matrix and column"))
 
     got = download(page, download_button(page, "sbs_npz"))
     assert got.name.endswith(".npz")

@@ -23,21 +23,9 @@ from attn_core import lessons
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from attn_core.lab_figures import score_labels
+from tests.browser import classroom as cr
 from tests.browser.checks import chart_data
-from tests.browser.classroom import (
-    MAIN,
-    chart_boxes,
-    chart_titles,
-    click,
-    download,
-    download_button,
-    eventually,
-    main_button,
-    npy,
-    progress_lines,
-    read_csv,
-)
-from tests.browser.test_classroom import chart_z, clean, query, shows_progress
+from tests.browser.test_classroom import Matrix, chart_z, check_downloads, clean, query, shows_progress
 from tests.browser.waits import open_app, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -51,7 +39,6 @@ CROSS_SOURCE, CROSS_TARGET = "The cat sat on the mat.", "Le chat s'est assis sur
 TF_A, TF_B = "The cat sat on the mat.", "Le chat était assis sur le tapis."
 DECODER_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
 RM_A, RM_B = "time flies like an arrow", "fruit flies like a banana"
-WEIGHTS = "query \\ key"  # the corner cell of every attention chart's CSV
 
 
 def tokens(text: str) -> list[str]:
@@ -61,16 +48,6 @@ def tokens(text: str) -> list[str]:
 def seeded_weights(words: list[str], **kwargs) -> np.ndarray:
     """One seeded head (d_model 16, d_k 4, seed 0, positions on), as Home and Step by step run it."""
     return wt.lesson(wt.seeded_source(tuple(words), 16, 4, seed=0, positional=True), **kwargs).steps.weights
-
-
-@dataclass(frozen=True)
-class Matrix:
-    """What a chart's CSV and .npy must hold: the engine's values and the chart's labels."""
-
-    values: np.ndarray
-    rows: list[str]
-    cols: list[str]
-    corner: str = WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -142,31 +119,6 @@ EXPORTS = [
 ]
 
 
-def check_downloads(page, key: str, expected: Matrix, exact: bool = True) -> bytes:
-    """Click the chart's CSV and .npy buttons; both files hold the expected matrix, the CSV
-    with the chart's labels on its rows and columns. Returns the CSV's bytes."""
-    csv_file = download(page, download_button(page, f"{key}_csv"))
-    assert csv_file.name.endswith(".csv"), csv_file.name
-    table = read_csv(csv_file.data)
-    assert (table.corner, table.rows, table.cols) == (expected.corner, expected.rows, expected.cols)
-    want = np.asarray(expected.values, dtype=np.float64)
-    assert table.values.shape == want.shape
-    if exact:
-        assert np.array_equal(table.values, want), f"{key}: the CSV differs from the engine"
-    else:
-        assert np.allclose(table.values, want, rtol=0, atol=1e-6), f"{key}: the CSV differs from the engine"
-
-    npy_file = download(page, download_button(page, f"{key}_npy"))
-    assert npy_file.name.endswith(".npy"), npy_file.name
-    saved = npy(npy_file.data)
-    assert saved.shape == expected.values.shape and saved.dtype == expected.values.dtype
-    if exact:
-        assert np.array_equal(saved, expected.values), f"{key}: the .npy differs from the engine"
-    else:
-        assert np.allclose(saved, expected.values, rtol=0, atol=1e-6), f"{key}: the .npy differs from the engine"
-    return csv_file.data
-
-
 # --- 1. export on every page --------------------------------------------------------------
 
 
@@ -188,23 +140,16 @@ def test_masked_cells_are_minus_inf_in_the_csv(page, watch, server) -> None:
 
     cells = [line.split(",")[1:] for line in data.decode("utf-8").splitlines()[1:]]
     assert [[c == "-inf" for c in row] for row in cells] == future.tolist(), "masked cells are not written as -inf"
-    assert np.array_equal(np.isneginf(read_csv(data).values), future)
+    assert np.array_equal(np.isneginf(cr.read_csv(data).values), future)
     assert not clean(page, watch, server)
 
 
-@pytest.fixture(scope="module")
-def cpu_model():
-    from attn_core import models
-
-    return models.load_model(device="cpu")
-
-
 @pytest.mark.model
-def test_real_model_head_view_csv_and_npy(page, watch, server, cpu_model) -> None:
+def test_real_model_head_view_csv_and_npy(page, watch, server) -> None:
     from attn_core import models, views
 
     open_app(page, server.url, "real-model")
-    att = models.extract_attentions(cpu_model, RM_A, RM_B, models.MAX_TOKENS)
+    att = models.extract_attentions(models.load_model(device="cpu"), RM_A, RM_B, models.MAX_TOKENS)
     heads = list(range(att.n_heads))  # the head view's default: every head of layer 0
     lesson = views.model_lesson(att.attentions, att.queries, att.keys, "head", layer=0, heads=heads)
     words = list(att.tokens)
@@ -218,24 +163,24 @@ def test_real_model_head_view_csv_and_npy(page, watch, server, cpu_model) -> Non
 
 
 def headers(page) -> list[str]:
-    return page.locator(f"{MAIN} h2").all_inner_texts()
+    return page.locator(f"{cr.MAIN} h2").all_inner_texts()
 
 
 def test_presenter_mode_sections_on_cross_attention(page, watch, server) -> None:
     open_app(page, server.url, "cross-attention?present=1")
     first = "Section 1 of 3 · Queries from one sentence, keys and values from the other"
-    assert progress_lines(page) == [first]
-    assert chart_titles(page) == ["Queries Q", "Keys K", "Values V"] and chart_boxes(page) == 3
+    assert cr.progress_lines(page) == [first]
+    assert cr.chart_titles(page) == ["Queries Q", "Keys K", "Values V"] and cr.chart_boxes(page) == 3
     assert [h for h in headers(page) if h[:2] in ("1.", "2.", "3.")] == [
         "1. Queries from one sentence, keys and values from the other"
     ]
-    assert main_button(page, "← Back").is_disabled()
+    assert cr.main_button(page, "← Back").is_disabled()
 
     second = "Section 2 of 3 · A rectangular score matrix"
-    click(page, main_button(page, "Next →"), shows_progress(page, second), second)
+    cr.click(page, cr.main_button(page, "Next →"), shows_progress(page, second), second)
     assert query(page.url).get("step") == ["2"] and query(page.url).get("present") == ["1"]
     weights_title = "Cross-attention weights"
-    assert chart_titles(page) == ["Cross-attention scores QKᵀ/√d_k", weights_title] and chart_boxes(page) == 2
+    assert cr.chart_titles(page) == ["Cross-attention scores QKᵀ/√d_k", weights_title] and cr.chart_boxes(page) == 2
     assert [h for h in headers(page) if h[:2] in ("1.", "2.", "3.")] == ["2. A rectangular score matrix"]
     assert np.array_equal(chart_z(page, weights_title), cross().values)
     assert not clean(page, watch, server)
@@ -244,18 +189,18 @@ def test_presenter_mode_sections_on_cross_attention(page, watch, server) -> None
 def test_presenter_mode_sections_on_the_decoder(page, watch, server) -> None:
     open_app(page, server.url, "decoder?present=1")
     model = dc.load_decoder()
-    assert progress_lines(page) == ["Section 1 of 5 · Your words"]
-    assert chart_boxes(page) == 0, "section 1 (the words) has no chart"
-    assert main_button(page, "← Back").is_disabled()
+    assert cr.progress_lines(page) == ["Section 1 of 5 · Your words"]
+    assert cr.chart_boxes(page) == 0, "section 1 (the words) has no chart"
+    assert cr.main_button(page, "← Back").is_disabled()
 
     second = "Section 2 of 5 · Every head"
-    click(page, main_button(page, "Next →"), shows_progress(page, second), second)
+    cr.click(page, cr.main_button(page, "Next →"), shows_progress(page, second), second)
     assert query(page.url).get("step") == ["2"] and query(page.url).get("present") == ["1"]
     head_title = "Layer 2, head 0: attention weights"
-    titles = chart_titles(page)
+    titles = cr.chart_titles(page)
     assert titles[:2] == [f"All {model.n_layers * model.n_heads} heads: layers (rows) × heads (columns)", head_title]
     assert len(titles) == 3 and titles[2].startswith("Head view, layer 2, head 0 ("), titles  # "(44 lines, ...)"
-    assert chart_boxes(page) == 3
+    assert cr.chart_boxes(page) == 3
     assert [h for h in headers(page) if h[:2] in ("1.", "2.", "3.", "4.", "5.")] == ["2. Every head, causal"]
     assert np.array_equal(chart_z(page, head_title), decoder().values)
     assert not clean(page, watch, server)
@@ -287,7 +232,7 @@ def test_home_heatmap_follows_typing_without_enter(page, watch, server) -> None:
         z = home_z(page)
         return z is not None and z.shape == expected.shape and np.array_equal(z, expected)
 
-    eventually(page, shows_new_weights, f"the heatmap's weights for {text!r}")
+    cr.eventually(page, shows_new_weights, f"the heatmap's weights for {text!r}")
     wait_for_run(page, 0)
     assert box.input_value() == text and box.evaluate("el => el === document.activeElement")
     assert query(page.url).get("text") == [text], page.url

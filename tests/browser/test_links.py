@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
@@ -77,145 +77,102 @@ class Change:
 
 RM_TIRED = "The animal didn't cross the street because it was too tired."
 
-# pytest.param(page path with a link's query, {URL parameter: (label of its widget, value the
-# widget must show)}, a Change). Every parameter a link sets must appear here; a parameter at
-# its default (not in the link) may too, to check the widget's starting value.
-LINKS = [
-    pytest.param(
-        "?text=a+red+fox+jumps",
-        {"text": ("Try a sentence", "a red fox jumps")},
-        Change("Try a sentence", "text", "the bear ate honey", to="the bear ate honey"),
-        id="home",
+# The links, by id: the page's path, and the widget to change once the link is open.
+PATHS = {
+    "home": ("", Change("Try a sentence", "text", "the bear ate honey", to="the bear ate honey")),
+    "step-by-step": ("step-by-step", Change("d_model (size of each token vector)", "d_model", "17")),
+    "softmax-lab": ("softmax-lab", Change("Keys per row T (entropy experiment)", "T", "13")),
+    "multi-head": ("multi-head", Change("Heads H", "heads", None)),  # 3 -> 4, the default: left out
+    "cross-attention": ("cross-attention", Change("d_k = d_v", "d_k", "16")),
+    "masks-and-cost": ("masks-and-cost", Change("Window radius r", "radius", None)),  # 1 -> 2, the default
+    "real-model-neuron": ("real-model", Change("Layer", "layer", "4", to="layer 4")),
+    "real-model-head": ("real-model", Change("View", "view", "model", to="Model view")),
+    "decoder": ("decoder", Change("Head", "head", "3", to="head 3")),
+    "attention-in-a-transformer": ("attention-in-a-transformer", Change("H (attention heads)", "heads", "12")),
+    "articles-checked": ("articles-checked", Change("Seed for the random vectors of sections 2 to 5", "seed", "4")),
+}
+# One row per widget a link is checked on: (link id, URL parameter, its value in the link or None
+# where the link leaves it out, label of its widget, value the widget must show). The link's query
+# is these values in this order. Every parameter a link sets is here; a parameter at its default
+# (None) may be too, to check the widget's starting value.
+WIDGETS = [
+    ("home", "text", "a red fox jumps", "Try a sentence", "a red fox jumps"),
+    ("step-by-step", "text", "the bear ate", "Sentence", "the bear ate"),
+    ("step-by-step", "d_k", "8", "d_k (size of queries and keys)", "8"),
+    ("step-by-step", "causal", "1", "Causal mask (no looking ahead)", True),
+    ("step-by-step", "seed", "5", "Seed (random weights)", "5"),
+    ("step-by-step", "scale", "0", "Divide the scores by √d_k", False),
+    ("step-by-step", "pos", None, "Add positional encoding", True),
+    ("softmax-lab", "text", "a b c d e", "Sentence (its words label the keys)", "a b c d e"),
+    ("softmax-lab", "seed", "7", "Seed for the scores", "7"),
+    ("softmax-lab", "m", "50", "Multiplier m", "50.0"),
+    ("softmax-lab", "T", "12", "Keys per row T (entropy experiment)", "12"),
+    ("softmax-lab", "raise", "3", "Score to raise", "3:d"),  # labelled with the link's own sentence
+    ("softmax-lab", "delta", "-2.5", "Raise it by", "-2.50"),
+    ("softmax-lab", "dk_seed", "2", "Seed for q and k", "2"),
+    ("multi-head", "text", "one two three", "Sentence", "one two three"),
+    ("multi-head", "heads", "3", "Heads H", "3"),
+    ("multi-head", "d_model", "32", "d_model", "32"),
+    ("multi-head", "d_k", "8", "d_k = d_v", "8"),
+    ("multi-head", "causal", "1", "Causal mask", True),
+    ("multi-head", "seed", "7", "Seed", "7"),
+    ("cross-attention", "source", "I like tea", "Source sentence (encoder side)", "I like tea"),
+    ("cross-attention", "target", "J'aime le thé", "Target sentence (decoder side)", "J'aime le thé"),
+    ("cross-attention", "swap", "1", "Swap: queries from the source", True),
+    ("cross-attention", "d_model", "32", "d_model", "32"),
+    ("cross-attention", "d_k", "8", "d_k = d_v", "8"),
+    ("cross-attention", "seed", "6", "Seed", "6"),
+    ("masks-and-cost", "text", "a b c d e", "Sentence", "a b c d e"),
+    ("masks-and-cost", "radius", "1", "Window radius r", "1"),
+    ("masks-and-cost", "dilation", "3", "Dilation", "3"),
+    ("masks-and-cost", "seed", "4", "Seed", "4"),
+    ("real-model-neuron", "a", RM_TIRED, "Sentence A", RM_TIRED),
+    ("real-model-neuron", "b", "", "Sentence B (optional)", ""),
+    ("real-model-neuron", "view", "neuron", "View", "Neuron view"),
+    ("real-model-neuron", "layer", "3", "Layer", "layer 3"),
+    ("real-model-neuron", "head", "1", "Head", "head 1"),
+    ("real-model-neuron", "query", "10", "Query token", "10: it"),
+    ("real-model-head", "a", "The cat sat.", "Sentence A", "The cat sat."),
+    ("real-model-head", "b", "It was tired.", "Sentence B (optional)", "It was tired."),
+    ("real-model-head", "view", None, "View", "Head view"),
+    ("real-model-head", "layer", "2", "Layer", "layer 2"),
+    ("real-model-head", "heads", "0,5,11", "Heads", ["head 0", "head 5", "head 11"]),
+    ("real-model-head", "focus", "3", "Focus on a query token", "3: sat"),  # [CLS] the cat sat
+    ("real-model-head", "region", "A→B", "Which lines", "A→B"),
+    ("real-model-head", "hide", "1", "Hide [CLS] and [SEP]", True),
+    ("real-model-head", "threshold", "0.2", "Hide lines fainter than", "0.20"),
+    (
+        "decoder",
+        "text",
+        "cat dog sun cat dog sun",
+        "Words (from the model's 100-word vocabulary)",
+        "cat dog sun cat dog sun",
     ),
-    pytest.param(
-        "step-by-step?text=the+bear+ate&d_k=8&causal=1&seed=5&scale=0",
-        {
-            "text": ("Sentence", "the bear ate"),
-            "d_k": ("d_k (size of queries and keys)", "8"),
-            "causal": ("Causal mask (no looking ahead)", True),
-            "seed": ("Seed (random weights)", "5"),
-            "scale": ("Divide the scores by √d_k", False),
-            "pos": ("Add positional encoding", True),
-        },
-        Change("d_model (size of each token vector)", "d_model", "17"),
-        id="step-by-step",
-    ),
-    pytest.param(
-        "softmax-lab?text=a+b+c+d+e&seed=7&m=50&T=12&raise=3&delta=-2.5&dk_seed=2",
-        {
-            "text": ("Sentence (its words label the keys)", "a b c d e"),
-            "seed": ("Seed for the scores", "7"),
-            "m": ("Multiplier m", "50.0"),
-            "T": ("Keys per row T (entropy experiment)", "12"),
-            "raise": ("Score to raise", "3:d"),  # labelled with the link's own sentence
-            "delta": ("Raise it by", "-2.50"),
-            "dk_seed": ("Seed for q and k", "2"),
-        },
-        Change("Keys per row T (entropy experiment)", "T", "13"),
-        id="softmax-lab",
-    ),
-    pytest.param(
-        "multi-head?text=one+two+three&heads=3&d_model=32&d_k=8&causal=1&seed=7",
-        {
-            "text": ("Sentence", "one two three"),
-            "heads": ("Heads H", "3"),
-            "d_model": ("d_model", "32"),
-            "d_k": ("d_k = d_v", "8"),
-            "causal": ("Causal mask", True),
-            "seed": ("Seed", "7"),
-        },
-        Change("Heads H", "heads", None),  # 3 -> 4, the default: left out
-        id="multi-head",
-    ),
-    pytest.param(
-        "cross-attention?source=I+like+tea&target=J%27aime+le+th%C3%A9&swap=1&d_model=32&d_k=8&seed=6",
-        {
-            "source": ("Source sentence (encoder side)", "I like tea"),
-            "target": ("Target sentence (decoder side)", "J'aime le thé"),
-            "swap": ("Swap: queries from the source", True),
-            "d_model": ("d_model", "32"),
-            "d_k": ("d_k = d_v", "8"),
-            "seed": ("Seed", "6"),
-        },
-        Change("d_k = d_v", "d_k", "16"),
-        id="cross-attention",
-    ),
-    pytest.param(
-        "masks-and-cost?text=a+b+c+d+e&radius=1&dilation=3&seed=4",
-        {
-            "text": ("Sentence", "a b c d e"),
-            "radius": ("Window radius r", "1"),
-            "dilation": ("Dilation", "3"),
-            "seed": ("Seed", "4"),
-        },
-        Change("Window radius r", "radius", None),  # 1 -> 2, the default: left out
-        id="masks-and-cost",
-    ),
-    pytest.param(
-        "real-model?a=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&b=&view=neuron&layer=3"
-        "&head=1&query=10",
-        {
-            "a": ("Sentence A", RM_TIRED),
-            "b": ("Sentence B (optional)", ""),
-            "view": ("View", "Neuron view"),
-            "layer": ("Layer", "layer 3"),
-            "head": ("Head", "head 1"),
-            "query": ("Query token", "10: it"),
-        },
-        Change("Layer", "layer", "4", to="layer 4"),
-        id="real-model-neuron",
-    ),
-    pytest.param(
-        "real-model?a=The+cat+sat.&b=It+was+tired.&layer=2&heads=0,5,11&focus=3&region=A%E2%86%92B&hide=1"
-        "&threshold=0.2",
-        {
-            "a": ("Sentence A", "The cat sat."),
-            "b": ("Sentence B (optional)", "It was tired."),
-            "view": ("View", "Head view"),
-            "layer": ("Layer", "layer 2"),
-            "heads": ("Heads", ["head 0", "head 5", "head 11"]),
-            "focus": ("Focus on a query token", "3: sat"),  # [CLS] the cat sat
-            "region": ("Which lines", "A→B"),
-            "hide": ("Hide [CLS] and [SEP]", True),
-            "threshold": ("Hide lines fainter than", "0.20"),
-        },
-        Change("View", "view", "model", to="Model view"),
-        id="real-model-head",
-    ),
-    pytest.param(
-        "decoder?text=cat+dog+sun+cat+dog+sun&layer=0&head=2&focus=4",
-        {
-            "text": ("Words (from the model's 100-word vocabulary)", "cat dog sun cat dog sun"),
-            "layer": ("Layer", "layer 1"),
-            "head": ("Head", "head 2"),
-            "focus": ("Focus on a word", "4: dog"),
-        },
-        Change("Head", "head", "3", to="head 3"),
-        id="decoder",
-    ),
-    pytest.param(
-        "attention-in-a-transformer?a=one+two+three&b=un+deux+trois&d_model=32&heads=8&seed=9",
-        {
-            "a": ("Sentence A (the encoder's source)", "one two three"),
-            "b": ("Sentence B (the decoder's target)", "un deux trois"),
-            "d_model": ("d_model (width of every token vector)", "32"),
-            "heads": ("H (attention heads)", "8"),
-            "seed": ("Seed for the random weights", "9"),
-        },
-        Change("H (attention heads)", "heads", "12"),
-        id="attention-in-a-transformer",
-    ),
-    pytest.param(
-        "articles-checked?k_mat=0.3,+0.4,+0.2&seed=3&scale=2",
-        {
-            "k_mat": ("k_mat", "0.3, 0.4, 0.2"),
-            "seed": ("Seed for the random vectors of sections 2 to 5", "3"),
-            "scale": ("Standard deviation s of the learned q and k entries", "2.0"),
-        },
-        Change("Seed for the random vectors of sections 2 to 5", "seed", "4"),
-        id="articles-checked",
-    ),
+    ("decoder", "layer", "0", "Layer", "layer 1"),
+    ("decoder", "head", "2", "Head", "head 2"),
+    ("decoder", "focus", "4", "Focus on a word", "4: dog"),
+    ("attention-in-a-transformer", "a", "one two three", "Sentence A (the encoder's source)", "one two three"),
+    ("attention-in-a-transformer", "b", "un deux trois", "Sentence B (the decoder's target)", "un deux trois"),
+    ("attention-in-a-transformer", "d_model", "32", "d_model (width of every token vector)", "32"),
+    ("attention-in-a-transformer", "heads", "8", "H (attention heads)", "8"),
+    ("attention-in-a-transformer", "seed", "9", "Seed for the random weights", "9"),
+    ("articles-checked", "k_mat", "0.3, 0.4, 0.2", "k_mat", "0.3, 0.4, 0.2"),
+    ("articles-checked", "seed", "3", "Seed for the random vectors of sections 2 to 5", "3"),
+    ("articles-checked", "scale", "2", "Standard deviation s of the learned q and k entries", "2.0"),
 ]
+
+
+def _link(link_id: str):
+    """pytest.param(page path with the link's query, {URL parameter: (label of its widget, value
+    the widget must show)}, the Change), from PATHS and WIDGETS."""
+    path, change = PATHS[link_id]
+    rows = [row[1:] for row in WIDGETS if row[0] == link_id]
+    query = urlencode([(param, value) for param, value, _, _ in rows if value is not None], safe=",")
+    expected = {param: (label, shown) for param, _, label, shown in rows}
+    return pytest.param(f"{path}?{query}", expected, change, id=link_id)
+
+
+LINKS = [_link(link_id) for link_id in PATHS]
 
 
 @pytest.fixture
