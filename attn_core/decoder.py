@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Weights, _rng_for, attention_steps, positional_encoding, softmax, tokenize
+from .engine import Weights, _rng_for, attention_steps, dim, positional_encoding, softmax, tokenize
 from .views import mean_distance
 from .walkthrough import Lesson, Source, lesson
 
@@ -122,21 +122,10 @@ class Decoder:
     config: dict[str, Any]
     weights: DecoderWeights
 
-    @property
-    def n_layers(self) -> int:
-        return self.weights.w_q.shape[0]
-
-    @property
-    def n_heads(self) -> int:
-        return self.weights.w_q.shape[1]
-
-    @property
-    def d_model(self) -> int:
-        return self.weights.w_q.shape[2]
-
-    @property
-    def d_k(self) -> int:
-        return self.weights.w_q.shape[3]
+    n_layers = dim("weights.w_q", 0)  # w_q is (L, H, d_model, d_k)
+    n_heads = dim("weights.w_q", 1)
+    d_model = dim("weights.w_q", 2)
+    d_k = dim("weights.w_q", 3)
 
     @property
     def max_tokens(self) -> int:

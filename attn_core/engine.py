@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -116,6 +117,13 @@ def embed(tokens: list[str], d_model: int = 16, *, seed: int = 0, positional: bo
 # --------------------------------------------------------------------------- weights
 
 
+def dim(array: str, axis: int) -> property:
+    """A read-only property: the size of ``axis`` of the array at attribute path ``array``
+    (``dim("w_q", 1)`` is d_k), so a result's sizes are read from its arrays, never kept twice."""
+    get = operator.attrgetter(array)
+    return property(lambda self: int(get(self).shape[axis]), doc=f"{array}.shape[{axis}]")
+
+
 @dataclass(frozen=True)
 class Weights:
     """Projection matrices of one attention head (biases are optional)."""
@@ -127,17 +135,9 @@ class Weights:
     b_k: np.ndarray | None = None  # (d_k,)
     b_v: np.ndarray | None = None  # (d_v,)
 
-    @property
-    def d_model(self) -> int:
-        return self.w_q.shape[0]
-
-    @property
-    def d_k(self) -> int:
-        return self.w_q.shape[1]
-
-    @property
-    def d_v(self) -> int:
-        return self.w_v.shape[1]
+    d_model = dim("w_q", 0)
+    d_k = dim("w_q", 1)
+    d_v = dim("w_v", 1)
 
 
 def init_weights(d_model: int, d_k: int, d_v: int | None = None, *, seed: int = 0) -> Weights:
@@ -245,9 +245,7 @@ class AttentionSteps:
     weights: np.ndarray  # (T_q, T_k) softmax(masked), rows sum to 1 (or 0)
     output: np.ndarray  # (T_q, d_v) weights @ v
 
-    @property
-    def d_k(self) -> int:
-        return self.q.shape[1]
+    d_k = dim("q", 1)
 
 
 def attention_steps(

@@ -26,6 +26,7 @@ from transformers import AutoModel, AutoTokenizer
 
 import attn_core as ac
 from attn_core import walkthrough as wt
+from attn_core.engine import dim
 
 __all__ = [
     "ALLOWED_MODELS",
@@ -253,17 +254,9 @@ class ModelAttention:
     def T(self) -> int:
         return len(self.tokens)
 
-    @property
-    def n_layers(self) -> int:
-        return self.attentions.shape[0]
-
-    @property
-    def n_heads(self) -> int:
-        return self.attentions.shape[1]
-
-    @property
-    def d_k(self) -> int:
-        return self.queries.shape[-1]
+    n_layers = dim("attentions", 0)
+    n_heads = dim("attentions", 1)
+    d_k = dim("queries", -1)
 
 
 def _check_text(text: object, name: str) -> str:

@@ -23,6 +23,7 @@ from .engine import (
     _rng_for,
     attention_steps,
     causal_mask,
+    dim,
     embed,
     init_multi_head,
     init_weights,
@@ -210,9 +211,7 @@ class Padding:
     delta_unmasked: tuple[float, float]  # the same without the mask
     changed_unmasked: tuple[int, int]  # real tokens whose output moves by more than 1e-12 without the mask
 
-    @property
-    def T_max(self) -> int:
-        return self.x.shape[1]
+    T_max = dim("x", 1)
 
     @property
     def padded(self) -> int:

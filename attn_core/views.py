@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import softmax
+from .engine import dim, softmax
 
 __all__ = [
     "ModelLesson",
@@ -41,9 +41,7 @@ class NeuronView:
     scaled: np.ndarray  # (T,) scores * factor
     weights: np.ndarray  # (T,) softmax(scaled)
 
-    @property
-    def d_k(self) -> int:
-        return len(self.q)
+    d_k = dim("q", 0)
 
     @property
     def top(self) -> int:

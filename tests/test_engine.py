@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attn_core as ac
+from attn_core import engine
 from tests.conftest import ROOT
 from tests.strategies import attention_sizes
 
@@ -420,3 +422,18 @@ def test_importing_attn_core_imports_numpy_only():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_dim_reads_a_size_from_the_array_it_names():
+    w = ac.init_weights(6, 4, 3, seed=1)
+    assert (w.d_model, w.d_k, w.d_v) == (6, 4, 3)
+    assert isinstance(w.d_k, int)
+
+    @dataclass(frozen=True)
+    class Outer:
+        inner: ac.Weights
+        d_v = engine.dim("inner.w_v", -1)
+
+    assert Outer(w).d_v == 3
+    with pytest.raises(AttributeError):
+        w.d_k = 5  # read-only, as the frozen fields
