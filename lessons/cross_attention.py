@@ -70,8 +70,13 @@ with right:
     if target_tokens:
         show_tokens(target_tokens)
 
-c1, c2, c3, c4 = st.columns(4)
-swap = c1.toggle("Swap: queries from the source", key=K("swap"))
+c1, c2, c3, c4 = st.columns([4, 3, 3, 2])  # the switch label needs the room at 22 px (presenter mode)
+swap = c1.toggle(
+    "Queries from the source",  # short enough for a quarter of a projector's width at 22 px
+    key=K("swap"),
+    help="Off: queries from the target sentence, keys and values from the source, as in a translation model. "
+    "On: the other way round.",
+)
 d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
 d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
 seed = c4.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))

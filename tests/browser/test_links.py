@@ -118,7 +118,7 @@ WIDGETS = [
     ("multi-head", "seed", "7", "Seed", "7"),
     ("cross-attention", "source", "I like tea", "Source sentence (encoder side)", "I like tea"),
     ("cross-attention", "target", "J'aime le thé", "Target sentence (decoder side)", "J'aime le thé"),
-    ("cross-attention", "swap", "1", "Swap: queries from the source", True),
+    ("cross-attention", "swap", "1", "Queries from the source", True),
     ("cross-attention", "d_model", "32", "d_model", "32"),
     ("cross-attention", "d_k", "8", "d_k = d_v", "8"),
     ("cross-attention", "seed", "6", "Seed", "6"),
