@@ -205,9 +205,11 @@ class Tab:
         key: str | None = None,
         timeout_ms: int = RUN_TIMEOUT_MS,
         poll_ms: int = 20,
+        key_delay_ms: int | None = None,
     ) -> tuple[float, float]:
         """Type ``value`` into the text box labelled ``label`` (or press ``key`` on that slider),
-        checking the page every ``poll_ms``.
+        checking the page every ``poll_ms``. The box is filled at once, or with ``key_delay_ms``
+        emptied and typed key by key, as a student types.
 
         Returns: seconds from pressing Enter (or the key) until the run ended
         (data-test-script-state notRunning) and until every chart was drawn again with new data.
@@ -220,7 +222,11 @@ class Tab:
             # walks the whole page (~7,000 nodes) in the renderer, ~70 ms of CPU per change
             # that browser_cpu_ms would count as the app's.
             box = page.locator(f':is(input, textarea)[aria-label="{label}"]')
-            await box.fill(value)
+            if key_delay_ms is None:
+                await box.fill(value)
+            else:
+                await box.fill("")
+                await box.press_sequentially(value, delay=key_delay_ms)
             # Enter only once Streamlit has taken in the new value ("Press Enter to apply" shows):
             # an Enter pressed right after fill() is sometimes dropped (no run starts).
             is_area = await box.evaluate(DIRTY_JS)
@@ -392,7 +398,7 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
         ),
     )
     if "browser_cpu_ms" in sections:
-        results["browser_cpu_ms"] = {"step_T16": None, "step_T16_present": None, "details": {}}
+        results["browser_cpu_ms"] = {"step_T16": None, "step_T16_present": None, "step_T16_typed": None, "details": {}}
     step_url = model_url = None
     try:
         step_url = url_path("step_by_step.py")
@@ -459,10 +465,14 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
                 if "browser_cpu_ms" in sections:
                     texts = [step_sentence(16, v) for v in (1, 2, 3, 4)]
                     cpu = results["browser_cpu_ms"]
-                    for key, query in (("step_T16", ""), ("step_T16_present", f"?present=1&step={PRESENT_STEP}")):
+                    for key, query, delay in (
+                        ("step_T16", "", None),
+                        ("step_T16_present", f"?present=1&step={PRESENT_STEP}", None),
+                        ("step_T16_typed", "", perf_browser_cpu.KEY_DELAY_MS),
+                    ):
                         tab = await Tab.open(browser)
                         await tab.goto(f"{server.url}/{step_url}{query}")
-                        measured = await perf_browser_cpu.per_change(tab, labels["sentence"], texts)
+                        measured = await perf_browser_cpu.per_change(tab, labels["sentence"], texts, key_delay_ms=delay)
                         cpu[key] = measured.pop("ms")
                         cpu["details"][key] = measured
                         await tab.close()
