@@ -354,3 +354,21 @@ def test_presenter_mode_steps_through_the_views(loaded):
         _run(at)
     assert at.session_state["rm_view"] == "head" and "view" not in at.query_params
     assert at.button(key="rm_view_back").disabled
+
+
+def test_switching_presenter_mode_keeps_the_view():
+    """The View radio and presenter mode's Back and Next hold the same setting: a view chosen in
+    one mode is the one shown after switching to the other, both ways."""
+    at = _run(_page())
+    at.radio(key="rm_view").set_value("neuron")
+    _run(at)
+    at.session_state["present"] = True
+    _run(at)
+    assert [m.value for m in at.markdown if m.value.startswith("**View ")] == ["**View 3 of 5** · Neuron view"]
+    at.button(key="rm_view_next").click()
+    _run(at)
+    assert at.query_params["view"] == "summaries"
+    at.session_state["present"] = False
+    _run(at)
+    assert at.radio(key="rm_view").value == "summaries"
+    assert figure_by_title(at, "Rollout through layer 0")

@@ -95,6 +95,11 @@ class Deck:
         if not on():
             return
         n, k = len(self.titles), self.current
+        if self.values is not None:
+            # Kept as a plain value: where the state belongs to a widget the page draws only
+            # outside presenter mode (the View radio), Streamlit drops it at the end of a run
+            # without that widget, and Back or Next would then start from the first section.
+            st.session_state[self.step_key] = self.values[k]
         back, line, nxt = st.columns([1, 6, 1], vertical_alignment="center")
         back.button(
             "← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0, width="stretch"
