@@ -354,6 +354,11 @@ def test_presenter_mode_steps_through_the_views(loaded):
         _run(at)
     assert at.session_state["rm_view"] == "head" and "view" not in at.query_params
     assert at.button(key="rm_view_back").disabled
+    # The head view's line filters wait in the sidebar too; its pickers stay above the chart.
+    assert [c.key for c in at.sidebar.checkbox] == ["rm_hide"] and [s.key for s in at.sidebar.slider] == [
+        "rm_threshold"
+    ]
+    assert at.main.multiselect(key="rm_heads") is not None and not list(at.main.slider)
 
 
 def test_switching_presenter_mode_keeps_the_view():
