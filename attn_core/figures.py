@@ -11,6 +11,8 @@ import functools
 import html
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import astuple, dataclass
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -20,6 +22,7 @@ __all__ = [
     "DIVERGING",
     "FONT_SIZE",
     "SEQUENTIAL",
+    "Labels",
     "bar_chart",
     "dim_labels",
     "heatmap",
@@ -228,25 +231,35 @@ def _title(text: str) -> dict:
     return dict(text=html.escape(text), font=dict(size=FONT_SIZE + 2))
 
 
+@dataclass(frozen=True)
+class Labels:
+    """The words on a heatmap and how its numbers print, the same for ``heatmap`` and
+    ``heatmap_panels``: the chart's title, the two axis titles, what a cell's number is called
+    in its hover text, and its format. Raw text: escaped where it is drawn."""
+
+    title: str = ""
+    row_title: str = ""
+    col_title: str = ""
+    value_name: str = "value"
+    fmt: str = ".2f"
+
+
 def heatmap(
     z: np.ndarray,
     *,
     rows: list[str],
     cols: list[str],
-    title: str = "",
     kind: str = "signed",
-    row_title: str = "",
-    col_title: str = "",
-    value_name: str = "value",
-    fmt: str = ".2f",
     show_values: bool | None = None,
     show_scale: bool = True,
     zmax: float | None = None,
     height: int | None = None,
     width_px: float = HALF_WIDTH_PX,
     marks: np.ndarray | None = None,
+    **labels: Any,
 ) -> go.Figure:
-    """A labelled heatmap of a (rows, cols) matrix.
+    """A labelled heatmap of a (rows, cols) matrix; ``labels`` are the fields of ``Labels``
+    (title, row_title, col_title, value_name, fmt).
 
     ``rows``/``cols`` are raw labels (escaped here); cells sit at integer positions, so
     repeated labels stay separate rows and columns. ``kind`` is "signed" (diverging,
@@ -260,6 +273,7 @@ def heatmap(
     the "×" when values are not printed: the -inf cells when None (a 0/1 mask passes its
     forbidden cells, lab_figures.mask_heatmap).
     """
+    title, row_title, col_title, value_name, fmt = astuple(Labels(**labels))
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
         raise ValueError(f"z must have shape (len(rows)={len(rows)}, len(cols)={len(cols)}), got {z.shape}")
@@ -356,22 +370,20 @@ def heatmap_panels(
     panels: list[tuple[str, np.ndarray]],
     *,
     rows: list[str] | None,
-    title: str = "",
-    row_title: str = "",
-    col_title: str = "",
-    value_name: str = "value",
-    fmt: str = ".2f",
     show_values: bool | None = None,
     height: int | None = None,
     width_px: float = HALF_WIDTH_PX,
+    **labels: Any,
 ) -> go.Figure:
     """Signed matrices that share their rows (Q, K and V; or W_q, W_k and W_v) side by side,
-    on one diverging colour scale centred on 0, so equal colours mean equal numbers.
+    on one diverging colour scale centred on 0, so equal colours mean equal numbers;
+    ``labels`` as in ``heatmap``.
 
     ``panels`` holds (name, z) pairs, z (n_rows, n_cols_p); the names are fixed text (each
     trace is named after its panel). ``rows`` are raw row labels (escaped here, integer
     positions as in ``heatmap``), or None to number the rows; columns are numbered.
     """
+    title, row_title, col_title, value_name, fmt = astuple(Labels(**labels))
     if not panels:
         raise ValueError("panels must hold at least one (name, z) pair")
     mats = [np.asarray(z, dtype=np.float64) for _, z in panels]

@@ -9,6 +9,8 @@ Figures are made from plain dicts by ``figures._figure``, colour scales set by `
 from __future__ import annotations
 
 import html
+from dataclasses import astuple
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,6 +18,7 @@ import plotly.graph_objects as go
 from attn_core.figures import (
     FONT_SIZE,
     HALF_WIDTH_PX,
+    Labels,
     _colours,
     _figure,
     bar_chart,
@@ -279,30 +282,20 @@ def attention_heatmap(
     *,
     title: str,
     kind: str = "weights",
-    row_title: str = "query",
-    col_title: str = "key",
-    value_name: str = "weight",
     zmax: float | None = None,
     width_px: float = HALF_WIDTH_PX,
+    **labels: Any,
 ) -> go.Figure:
-    """A labelled heatmap; beyond DETAIL_MAX rows or columns a light one (float32 z,
-    every n-th tick, hover by position) so a 512 x 512 matrix stays a few MB at most.
-    ``width_px`` as in ``figures.heatmap``."""
+    """``figures.heatmap`` with an attention matrix's labels (queries down, keys across, each
+    cell a "weight"; ``labels`` as in ``figures.heatmap``); beyond DETAIL_MAX rows or columns
+    a light one (float32 z, every n-th tick, hover by position) so a 512 x 512 matrix stays a
+    few MB at most. ``width_px`` as in ``figures.heatmap``."""
+    fmt = ".3f" if kind == "weights" else ".2f"
+    labels = {"row_title": "query", "col_title": "key", "value_name": "weight", "fmt": fmt, **labels}
     z = np.asarray(matrix, dtype=np.float64)
     if max(z.shape) <= DETAIL_MAX:
-        return heatmap(
-            z,
-            rows=rows,
-            cols=cols,
-            title=title,
-            kind=kind,
-            row_title=row_title,
-            col_title=col_title,
-            value_name=value_name,
-            fmt=".3f" if kind == "weights" else ".2f",
-            zmax=zmax,
-            width_px=width_px,
-        )
+        return heatmap(z, rows=rows, cols=cols, title=title, kind=kind, zmax=zmax, width_px=width_px, **labels)
+    _, row_title, col_title, value_name, _ = astuple(Labels(**labels))
     trace = dict(
         type="heatmap",
         z=z.astype(np.float32),

@@ -120,9 +120,18 @@ if tokens_a and tokens_b:
 elif deck.current < 6:
     st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
 
+
+def section(k: int, needs_sentences: bool = True) -> bool:
+    """Whether section k is on the page (every section, or in presenter mode the one shown, and
+    only with both sentences where it uses them); draws its numbered header when it is."""
+    if (needs_sentences and lesson is None) or not deck.shows(k):
+        return False
+    st.header(f"{k + 1}. {TITLES[k]}")
+    return True
+
+
 # --------------------------------------------------------------------------- 1. dense vs attention
-if lesson is not None and deck.shows(0):
-    st.header(f"1. {TITLES[0]}")
+if section(0):
     dv = lesson.dense
     (ta, tb), c = dv.tokens, dv.common
     st.markdown(
@@ -175,8 +184,7 @@ if lesson is not None and deck.shows(0):
     )
 
 # --------------------------------------------------------------------------- 2. d_k = d_model / H
-if lesson is not None and deck.shows(1):
-    st.header(f"2. {TITLES[1]}")
+if section(1):
     sp, mini = lesson.split, lesson.minilm
     st.markdown(
         "Multi-head attention does not make the model wider. The usual rule splits d_model among the H heads: "
@@ -207,8 +215,7 @@ if lesson is not None and deck.shows(1):
     )
 
 # --------------------------------------------------------------------------- 3. padding
-if lesson is not None and deck.shows(2):
-    st.header(f"3. {TITLES[2]}")
+if section(2):
     p = lesson.padding
     T_max = p.T_max
     st.markdown(
@@ -257,8 +264,7 @@ if lesson is not None and deck.shows(2):
             show_attention(f"tf_pad_{what}", steps.weights, tokens, title=f"Weights {what} the mask, sentence {name}")
 
 # --------------------------------------------------------------------------- 4. the block
-if lesson is not None and deck.shows(3):
-    st.header(f"4. {TITLES[3]}")
+if section(3):
     blk, sp = lesson.block, lesson.split
     T, d_model = blk.x.shape
     d_ff = blk.ffn_hidden.shape[1]
@@ -298,8 +304,7 @@ if lesson is not None and deck.shows(3):
     )
 
 # --------------------------------------------------------------------------- 5. encoder and decoder
-if lesson is not None and deck.shows(4):
-    st.header(f"5. {TITLES[4]}")
+if section(4):
     m = lesson.masks
     src, tgt = list(m.source), list(m.target)
     st.markdown(
@@ -334,8 +339,7 @@ if lesson is not None and deck.shows(4):
         )
 
 # --------------------------------------------------------------------------- 6. recurrence
-if lesson is not None and deck.shows(5):
-    st.header(f"6. {TITLES[5]}")
+if section(5):
     co = lesson.cost
     st.markdown(
         "A recurrent network reads a sentence one token at a time: step t needs the result of step t − 1, so "
@@ -394,8 +398,7 @@ if lesson is not None and deck.shows(5):
     )
 
 # --------------------------------------------------------------------------- 7. the real model
-if deck.shows(6):
-    st.header(f"7. {TITLES[6]}")
+if section(6, needs_sentences=False):
     st.markdown(
         "A word's first vector in a transformer is looked up in a table (plus a vector for its position), the "
         "same in every sentence. The "

@@ -460,8 +460,7 @@ def prediction(qi: int) -> quiz.Question:
 hidden = predict and not quiz.revealed(prediction(STATE.value("i")))
 
 # Step 1 -------------------------------------------------------------------------------
-if deck.shows(0):
-    st.subheader("Step 1 · Tokens")
+if deck.section(0):
     if real_head:
         st.markdown(
             "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
@@ -484,8 +483,7 @@ if deck.shows(0):
     show_tokens(labels)
 
 # Step 2 -------------------------------------------------------------------------------
-if deck.shows(1):
-    st.subheader("Step 2 · X, one vector per token")
+if deck.section(1):
     if real_head:
         st.markdown(
             f"X is what layer {layer} receives: "
@@ -544,8 +542,7 @@ if deck.shows(1):
     )
 
 # Step 3 -------------------------------------------------------------------------------
-if deck.shows(2):
-    st.subheader("Step 3 · The weight matrices W_q, W_k, W_v")
+if deck.section(2):
     if real_head:
         st.markdown(
             f"These are trained numbers: head {head}'s share of layer {layer}'s query, key and value matrices. "
@@ -576,19 +573,13 @@ if deck.shows(2):
             rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
         )
     w = lesson.source.weights
-    _panels(
-        "w",
-        [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)],
-        f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)",
-        None,
-        row_title="d_model dimension",
-        col_title="d_k dimension",
-        show_values=d_model <= SMALL_WIDE and d_k <= SMALL_PANEL,
-    )
+    small = d_model <= SMALL_WIDE and d_k <= SMALL_PANEL
+    weights = [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)]
+    axes = {"row_title": "d_model dimension", "col_title": "d_k dimension"}
+    _panels("w", weights, f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)", None, show_values=small, **axes)
 
 # Step 4 -------------------------------------------------------------------------------
-if deck.shows(3):
-    st.subheader("Step 4 · Queries, keys and values")
+if deck.section(3):
     st.markdown(
         "Multiplying X by each matrix gives every token three new vectors: a query (what it is looking "
         "for), a key (what it can be found by) and a value (what it hands on when it is chosen)."
@@ -597,18 +588,11 @@ if deck.shows(3):
         st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
     else:
         st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
-    _panels(
-        "qkv",
-        [("Q", steps.q), ("K", steps.k), ("V", steps.v)],
-        f"Step 4: Q, K, V ({T}×{d_k} each)",
-        labels,
-        row_title="token",
-        col_title="dimension",
-    )
+    qkv = [("Q", steps.q), ("K", steps.k), ("V", steps.v)]
+    _panels("qkv", qkv, f"Step 4: Q, K, V ({T}×{d_k} each)", labels, row_title="token", col_title="dimension")
 
 # Step 5 -------------------------------------------------------------------------------
-if deck.shows(4):
-    st.subheader("Step 5 · The scores QKᵀ")
+if deck.section(4):
     st.markdown(
         "Row i compares token i's query with every key by a dot product: the more the two vectors point "
         "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
@@ -632,8 +616,7 @@ if deck.shows(4):
         )
 
 # Step 6 -------------------------------------------------------------------------------
-if deck.shows(5):
-    st.subheader("Step 6 · Scaled scores")
+if deck.section(5):
     if real_head or decoder_head:
         spread = "Dividing by √d_k undoes the growth of the spread with d_k."
     else:
@@ -659,8 +642,7 @@ if deck.shows(5):
         )
 
 # Step 7 -------------------------------------------------------------------------------
-if deck.shows(6):
-    st.subheader("Step 7 · Masked scores")
+if deck.section(6):
     if flags["causal"]:
         st.markdown(
             "The causal mask stops each token looking at tokens after it. A model that writes text is trained "
@@ -701,8 +683,7 @@ if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
         quiz.score_line()
 
 # Step 8 -------------------------------------------------------------------------------
-if deck.shows(7):
-    st.subheader("Step 8 · Attention weights (softmax)")
+if deck.section(7):
     st.markdown(
         "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
         "masked score and divides by the row's total. Row i says how much token i takes from each token."
@@ -728,8 +709,7 @@ if deck.shows(7):
         )
 
 # Step 9 -------------------------------------------------------------------------------
-if deck.shows(8):
-    st.subheader("Step 9 · The output Z")
+if deck.section(8):
     st.markdown(
         "Each output row is a blend of the value rows, mixed in the proportions of that token's row of "
         f"weights. This head's Z is {T}×{d_v}. "
@@ -825,8 +805,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
     )
 
 
-if deck.shows(9):
-    st.subheader("One cell, worked through")
+if deck.section(9):
     st.markdown(
         "Pick a query token i and a key token j to see where one score, one weight and one output row "
         "come from, with the real numbers of the matrices above."

@@ -309,3 +309,25 @@ def test_panel_values_are_printed_only_where_they_fit():
     full = fg.heatmap_panels(panels, rows=rows, width_px=fg.FULL_WIDTH_PX).to_dict()["data"]
     narrow = fg.heatmap_panels(panels, rows=rows, width_px=200).to_dict()["data"]
     assert all("text" in trace for trace in full) and not any("text" in trace for trace in narrow)
+
+
+def test_heatmap_builders_share_one_set_of_labels():
+    """heatmap, heatmap_panels and attention_heatmap take the same label keywords (figures.Labels):
+    each lands on the chart, and a misspelt one is an error, not silently ignored."""
+    z = RNG.normal(size=(3, 3))
+    labels = {"title": "T <b>", "row_title": "query i", "col_title": "key j", "value_name": "score", "fmt": ".4f"}
+    for fig in (
+        fg.heatmap(z, rows=list("abc"), cols=list("abc"), **labels),
+        fg.heatmap_panels([("S", z)], rows=list("abc"), **labels),
+        mf.attention_heatmap(z, list("abc"), list("abc"), kind="signed", **labels),
+    ):
+        layout, trace = fig.layout, fig.data[-1]
+        assert layout.title.text == "T &lt;b&gt;"
+        assert (layout.yaxis.title.text, layout.xaxis.title.text) == ("query i", "key j")
+        assert "score = %{z:.4f}" in trace.hovertemplate
+    weights = mf.attention_heatmap(np.eye(3), list("abc"), list("abc"), title="w")  # its own defaults
+    assert "weight = %{z:.3f}" in weights.data[-1].hovertemplate and weights.layout.yaxis.title.text == "query"
+    with pytest.raises(TypeError, match="titel"):
+        fg.heatmap(z, rows=list("abc"), cols=list("abc"), titel="typo")
+    with pytest.raises(TypeError, match="value"):
+        fg.heatmap_panels([("S", z)], rows=None, value="typo")

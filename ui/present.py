@@ -86,6 +86,16 @@ class Deck:
     def shows(self, index: int) -> bool:
         return not on() or index == self.current
 
+    def section(self, index: int) -> bool:
+        """Whether section ``index`` is shown (as ``shows``); when it is, draws its subheader:
+        "Step 4 · Queries, keys and values", or the title alone for an extra past the counted ones."""
+        if not self.shows(index):
+            return False
+        counted = self.counted or len(self.titles)
+        title = self.titles[index]
+        st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
+        return True
+
     def _move(self, by: int) -> None:
         k = min(max(self.current + by, 0), len(self.titles) - 1)
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
