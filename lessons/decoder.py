@@ -60,8 +60,9 @@ def _random(decoder: dc.Decoder) -> None:
     st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed))
 
 
-def _intro(decoder: dc.Decoder | None) -> str:
-    """The opening paragraph; the model's sizes are read from the loaded decoder."""
+def _intro(decoder: dc.Decoder | None, training: dc.Training | None) -> str:
+    """The opening paragraph; the model's sizes are read from the loaded decoder, and whether it
+    learned an induction head from its training record."""
     if decoder is None:
         return "Everything real on the other pages is an encoder, which looks both ways; this page runs a decoder."
     kind = " attention-only" if decoder.attention_only else ""
@@ -76,8 +77,12 @@ def _intro(decoder: dc.Decoder | None) -> str:
         f"**decoder** we trained ourselves for this app: an{kind} model with {decoder.n_layers} layers of "
         f"{decoder.n_heads} causal heads (each word sees only itself and the words before it), a vocabulary of "
         f"{len(decoder.vocab) - 1} common English words, and the same sinusoidal positions as Step by step.{parts} "
-        "It was trained to guess the next word in random word sequences where a stretch repeats, "
-        "and it learned the famous trick for that: an **induction head**."
+        "It was trained to guess the next word in random word sequences where a stretch repeats"
+        + (
+            ", and it learned the famous trick for that: an **induction head**."
+            if training is not None and training.formed_at(dc.INDUCTION_THRESHOLD) is not None
+            else "; the trick for that is an **induction head**."
+        )
     )
 
 
@@ -147,7 +152,7 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Decoder (causal): a model that reads left to right")
-present.intro(_intro(decoder))
+present.intro(_intro(decoder, training))
 if decoder is None:
     st.error(f"The decoder is not available: {md_escape(problem or 'unknown error')} The other pages keep working.")
     st.stop()

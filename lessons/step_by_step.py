@@ -438,9 +438,11 @@ if real_head:
 deck.nav()
 
 HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
+# Steps 5 to 7 come before the question; in presenter mode it (and its Reveal button) is on step 8.
+WHERE = " on step 8" if present.on() else ""
 HIDDEN_SCORES = (
-    "Hidden until you reveal your prediction (Predict first is on): the softmax keeps each row's order, "
-    "so the largest score in a row is also its largest weight, and this matrix would give the answer away."
+    f"Hidden until you reveal your prediction{WHERE} (Predict first is on): the softmax keeps each row's "
+    "order, so the largest score in a row is also its largest weight, and this matrix would give the answer away."
 )
 
 
@@ -503,10 +505,15 @@ if deck.section(1):
             + (
                 "each word's learned vector plus the same sinusoidal position vectors as the random pages."
                 if layer == 0
-                else "the word and position vectors plus everything "
-                + ("layer 1's heads" if layer == 1 else f"the heads of layers 1 to {layer}")
-                + " added to them (the residual stream), so every row already carries information from "
-                "earlier words."
+                else (
+                    "the word and position vectors plus everything "
+                    + ("layer 1's heads" if layer == 1 else f"the heads of layers 1 to {layer}")
+                    + " added to them (the residual stream)"
+                    if decoder.attention_only
+                    else f"the output of layer {layer}, built from the word and position vectors and "
+                    "everything the layers before added to them"
+                )
+                + ", so every row already carries information from earlier words."
             )
             + f" Each row has d_model = {d_model} numbers."
         )

@@ -262,3 +262,24 @@ def test_step_by_step_decoder_warnings_and_vocabulary(decoder):
     assert z_matrix(figure_by_title(at, "Step 8: attention weights")["data"][0]).shape == (64, 64)
     at = _sbs(text=" ".join(f"w{n}" for n in range(25)))
     assert at.warning[0].value.endswith("“w19” and 5 more.")
+
+
+def test_the_intro_claims_an_induction_head_only_where_training_formed_one(monkeypatch):
+    at = _run(AppTest.from_file(PAGE, default_timeout=60))
+    assert dc.load_training().formed_at(dc.INDUCTION_THRESHOLD) is not None  # the shipped record
+    assert any("it learned the famous trick for that: an **induction head**" in m.value for m in at.markdown)
+    monkeypatch.setattr(dc.Training, "formed_at", lambda self, threshold=dc.INDUCTION_THRESHOLD: None)
+    at = _run(AppTest.from_file(PAGE, default_timeout=60))
+    intro = next(m.value for m in at.markdown if m.value.startswith("Everything real on the other pages"))
+    assert "learned" not in intro and "the trick for that is an **induction head**" in intro
+
+
+def test_step_two_names_the_residual_stream_only_for_an_attention_only_decoder(decoder, monkeypatch):
+    def x_text(at: AppTest) -> str:
+        return next(m.value for m in at.markdown if m.value.startswith("X is what layer 2 of the decoder receives"))
+
+    assert decoder.attention_only
+    assert "added to them (the residual stream), so every row" in x_text(_sbs(layer="1"))
+    monkeypatch.setattr(dc.Decoder, "attention_only", property(lambda self: False))
+    text = x_text(_sbs(layer="1"))
+    assert "residual stream" not in text and "the output of layer 1, built from" in text

@@ -536,3 +536,21 @@ def test_predict_first_hides_every_matrix_that_gives_the_answer_away():
     titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
     for shown in ("Step 5", "Step 6", "Step 7", "Step 8"):
         assert shown in titles, f"{shown} is still hidden after the reveal"
+
+
+def test_predict_first_in_presenter_mode_says_where_the_question_is():
+    """Presenter mode shows one step: steps 5 to 7 hide their scores and point to step 8, where
+    the question and its Reveal button are."""
+    at = AppTest.from_file(str(ROOT / "lessons" / "step_by_step.py"), default_timeout=60)
+    at.session_state["present"] = True
+    at.query_params.update({"predict": "1", "step": "5"})
+    at.run()
+    assert not at.exception
+    assert any("Hidden until you reveal your prediction on step 8" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "sbs_quiz_reveal"]
+    at2 = AppTest.from_file(str(ROOT / "lessons" / "step_by_step.py"), default_timeout=60)
+    at2.session_state["present"] = True
+    at2.query_params.update({"predict": "1", "step": "8"})
+    at2.run()
+    assert at2.button(key="sbs_quiz_reveal") is not None
+    assert not any("on step 8" in i.value for i in at2.info)
