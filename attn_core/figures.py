@@ -11,7 +11,7 @@ import functools
 import html
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -235,7 +235,8 @@ def _title(text: str) -> dict:
 class Labels:
     """The words on a heatmap and how its numbers print, the same for ``heatmap`` and
     ``heatmap_panels``: the chart's title, the two axis titles, what a cell's number is called
-    in its hover text, and its format. Raw text: escaped where it is drawn."""
+    in its hover text, and its format. The title is escaped where it is drawn; the other labels
+    are words the code chooses, never user text."""
 
     title: str = ""
     row_title: str = ""
@@ -273,7 +274,8 @@ def heatmap(
     the "×" when values are not printed: the -inf cells when None (a 0/1 mask passes its
     forbidden cells, lab_figures.mask_heatmap).
     """
-    title, row_title, col_title, value_name, fmt = astuple(Labels(**labels))
+    lab = Labels(**labels)
+    title, row_title, col_title, value_name, fmt = lab.title, lab.row_title, lab.col_title, lab.value_name, lab.fmt
     z = np.asarray(z, dtype=np.float64)
     if z.ndim != 2 or z.shape != (len(rows), len(cols)):
         raise ValueError(f"z must have shape (len(rows)={len(rows)}, len(cols)={len(cols)}), got {z.shape}")
@@ -383,7 +385,8 @@ def heatmap_panels(
     trace is named after its panel). ``rows`` are raw row labels (escaped here, integer
     positions as in ``heatmap``), or None to number the rows; columns are numbered.
     """
-    title, row_title, col_title, value_name, fmt = astuple(Labels(**labels))
+    lab = Labels(**labels)
+    title, row_title, col_title, value_name, fmt = lab.title, lab.row_title, lab.col_title, lab.value_name, lab.fmt
     if not panels:
         raise ValueError("panels must hold at least one (name, z) pair")
     mats = [np.asarray(z, dtype=np.float64) for _, z in panels]

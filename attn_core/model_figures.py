@@ -9,7 +9,6 @@ Figures are made from plain dicts by ``figures._figure``, colour scales set by `
 from __future__ import annotations
 
 import html
-from dataclasses import astuple
 from typing import Any
 
 import numpy as np
@@ -295,11 +294,13 @@ def attention_heatmap(
     z = np.asarray(matrix, dtype=np.float64)
     if max(z.shape) <= DETAIL_MAX:
         return heatmap(z, rows=rows, cols=cols, title=title, kind=kind, zmax=zmax, width_px=width_px, **labels)
-    _, row_title, col_title, value_name, _ = astuple(Labels(**labels))
+    lab = Labels(**labels)
     trace = dict(
         type="heatmap",
         z=z.astype(np.float32),
-        hovertemplate=f"{row_title} %{{y}} · {col_title} %{{x}} · {value_name} %{{z:.3f}}<extra></extra>",
+        hovertemplate=(
+            f"{lab.row_title} %{{y}} · {lab.col_title} %{{x}} · {lab.value_name} %{{z:{lab.fmt}}}<extra></extra>"
+        ),
         colorbar=_COLORBAR,
         **_colours(kind, [z], zmax),
     )
@@ -308,8 +309,8 @@ def attention_heatmap(
         font=dict(size=FONT_SIZE),
         height=760,
         margin=dict(l=10, r=10, t=50, b=10),
-        xaxis=_sparse_ticks(cols, col_title),
-        yaxis=dict(_sparse_ticks(rows, row_title), autorange="reversed"),
+        xaxis=_sparse_ticks(cols, lab.col_title),
+        yaxis=dict(_sparse_ticks(rows, lab.row_title), autorange="reversed"),
     )
     return _figure([trace], layout)
 

@@ -75,12 +75,20 @@ def _q(label: str, limit: int = 24) -> str:
     return f"“{label}”"
 
 
+def number(value: float, digits: int = 2) -> str:
+    """A number for a sentence: ``digits`` decimals, a real minus sign, and no "−0.00"."""
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "−")
+
+
 def _n(value: float) -> str:
     if math.isinf(value):
         return "−∞" if value < 0 else "∞"
     if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-3):
         return f"{value:.2e}".replace("-", "−")
-    return f"{value:.2f}".replace("-", "−")
+    return number(value)
 
 
 def _at(title: str, index: int, label: str) -> str:

@@ -68,7 +68,7 @@ def _senses(_loaded: "LoadedModel", name: str, source: str, sentences: tuple[str
     return models.word_senses(_loaded, list(sentences), word)
 
 
-def _n(value: float, digits: int = 3) -> str:
+def _n(value: float, digits: int = 3) -> str:  # this page's numbers take three decimals
     return num(value, digits)
 
 

@@ -331,3 +331,12 @@ def test_heatmap_builders_share_one_set_of_labels():
         fg.heatmap(z, rows=list("abc"), cols=list("abc"), titel="typo")
     with pytest.raises(TypeError, match="value"):
         fg.heatmap_panels([("S", z)], rows=None, value="typo")
+
+
+def test_the_light_attention_heatmap_prints_numbers_in_the_asked_format():
+    """Past DETAIL_MAX tokens the light heatmap's hover keeps the kind's format, or the one asked for."""
+    n = len(LONG)
+    weights = mf.attention_heatmap(_weights((n, n)), LONG, LONG, title="w").data[-1].hovertemplate
+    signed = mf.attention_heatmap(RNG.normal(size=(n, n)), LONG, LONG, title="s", kind="signed").data[-1]
+    asked = mf.attention_heatmap(_weights((n, n)), LONG, LONG, title="f", fmt=".1%").data[-1]
+    assert "weight %{z:.3f}" in weights and "%{z:.2f}" in signed.hovertemplate and "%{z:.1%}" in asked.hovertemplate

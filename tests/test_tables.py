@@ -356,3 +356,11 @@ def test_weights_table_labels_queries_and_keys():
     assert cross.cols == ("src",) and cross.values.shape == (2, 1)
     with pytest.raises(ValueError, match=r"len\(cols\)=2"):
         tb.weights_table(w[:, :1], ["a", "b"], name="shape")
+
+
+def test_a_description_never_prints_minus_zero():
+    """Values that round to zero are written 0.00, in the chart's accessible name as in the text."""
+    t = tb.Table(np.array([[-0.004, -0.002], [-0.003, 0.001]]), ["a", "b"], ["c", "d"], name="tiny")
+    text = tb.describe(t)
+    assert "−0.00" not in text and "0.00" in text
+    assert (tb.number(-0.004), tb.number(-0.25), tb.number(-0.0004, 3)) == ("0.00", "−0.25", "0.000")

@@ -110,7 +110,7 @@ def show_chart(key: str, build, *args, table: Table | None = None, focus_row: in
     try:
         where = (build.__module__, build.__qualname__, code.co_filename, code.co_firstlineno)
         inputs = _content_bytes((where, args, kwargs, table, focus_row, scale))
-    except (AttributeError, TypeError, pickle.PicklingError):
+    except (AttributeError, TypeError, ValueError, pickle.PicklingError):  # ValueError: a cycle, no memo
         show_figure(build(*args, **kwargs), key, table=table, focus_row=focus_row)
         return
     fingerprint = hashlib.blake2b(inputs, digest_size=16).digest()
@@ -421,7 +421,7 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
     # turn arrays into base64, to_plotly_json() deep-copies every label one by one.
     layout = {key: value for key, value in fig._layout.items() if key != "template"}
     if revision is None:
-        revision = hashlib.blake2b(pickle.dumps((fig._data, layout), protocol=5), digest_size=8).hexdigest()
+        revision = hashlib.blake2b(_content_bytes((fig._data, layout)), digest_size=8).hexdigest()
     layout = _with_defaults(_plain(layout), _LOOK)
     for key in layout:
         if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):

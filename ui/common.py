@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 import attn_core as ac
+from attn_core.tables import number as num  # noqa: F401  (the pages' number format)
 from ui import present
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
@@ -49,14 +50,6 @@ def once_per_server(decorator: Callable[[Callable], Callable]) -> Callable[[Call
         return known
 
     return apply
-
-
-def num(value: float, digits: int = 2) -> str:
-    """A number for a sentence: ``digits`` decimals, a real minus sign, and no "−0.00"."""
-    text = f"{value:.{digits}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", "−")
 
 
 def md_escape(text: str) -> str:
