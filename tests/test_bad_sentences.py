@@ -109,7 +109,7 @@ BOXES = {
     "transformer_b": Box(
         "in_a_transformer.py", "tf_b", ticks=(("Attention weights, sentence B", "y"),), what="sentence B"
     ),
-    "real_model_a": Box("real_model.py", "rm_a", own_tokenizer=True, model=True),
+    "real_model_a": Box("real_model.py", "rm_a", own_tokenizer=True, model=True, what="sentence A"),
     "real_model_b": Box(
         "real_model.py", "rm_b", own_tokenizer=True, optional=True, blank_hides_charts=False, model=True
     ),

@@ -329,7 +329,7 @@ def test_heatmap_builders_share_one_set_of_labels():
     assert "weight = %{z:.3f}" in weights.data[-1].hovertemplate and weights.layout.yaxis.title.text == "query"
     with pytest.raises(TypeError, match="titel"):
         fg.heatmap(z, rows=list("abc"), cols=list("abc"), titel="typo")
-    with pytest.raises(TypeError, match="value"):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'value'"):
         fg.heatmap_panels([("S", z)], rows=None, value="typo")
 
 

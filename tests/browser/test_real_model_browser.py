@@ -101,7 +101,7 @@ def test_presenter_mode_walks_through_the_views(page, watch, request, theme: str
 
     open_app(page, server.url, "real-model?present=1&view=neuron&query=3")  # a link straight to one view
     assert progress_lines(page) == ["View 3 of 5 · Neuron view"]
-    assert any(t.startswith("softmax") or "softmax" in t for t in chart_titles(page)), chart_titles(page)
+    assert any(t.startswith("softmax(q·k / √32): the attention row") for t in chart_titles(page)), chart_titles(page)
     screenshot(page, f"real-model-present-neuron-{theme}")
     click(page, main_button(page, "← Back"), lambda: progress_lines(page) == [model], model)
     assert parse_qs(urlparse(page.url).query)["view"] == ["model"]

@@ -1,6 +1,6 @@
 """`make bench`: speed, payload and memory of the Self-Attention Explorer.
 
-    .venv/bin/python tests/perf/bench.py                    # everything (~20 minutes)
+    .venv/bin/python tests/perf/bench.py                    # everything (~10 minutes)
     .venv/bin/python tests/perf/bench.py --quick            # fewer repeats, 5 load sessions
     .venv/bin/python tests/perf/bench.py --only engine,payload
     .venv/bin/python tests/perf/bench.py --only cloud        # the server in a Community Cloud-sized cgroup

@@ -9,7 +9,7 @@
 
 The new sentence is filled into the box at once and Enter pressed. ``step_T16_typed`` types it
 key by key instead, KEY_DELAY_MS apart, as a student does: every key press re-renders the text
-box in the browser, and that costs as much again as the redraw (issue #14's 1.6-1.9 s was
+box in the browser, and that costs nearly twice the redraw again (issue #14's 1.6-1.9 s was
 measured this way; see the README).
 
 While a change is waited for, the harness checks the page every POLL_MS (browser_ms polls
