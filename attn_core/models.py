@@ -31,6 +31,8 @@ from attn_core.engine import dim
 __all__ = [
     "ALLOWED_MODELS",
     "DEFAULT_MODEL",
+    "IT_HEAD",
+    "IT_SENTENCES",
     "MAX_TOKENS",
     "LoadedModel",
     "ModelAttention",
@@ -44,6 +46,7 @@ __all__ = [
     "extract_attentions",
     "head_inputs",
     "head_weights",
+    "it_rows",
     "load_model",
     "model_source",
     "pick_device",
@@ -58,6 +61,13 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # loaded from the embedded package
+# The classic "it" pair, and the head of the default model the pages suggest for it; what the
+# head does there is computed by it_rows, never written down.
+IT_SENTENCES = {
+    "tired": "The animal didn't cross the street because it was too tired.",
+    "congested": "The animal didn't cross the street because it was congested.",
+}
+IT_HEAD = (3, 1)
 ALLOWED_MODELS = (DEFAULT_MODEL, "bert-base-uncased", "bert-base-cased", "distilbert-base-uncased")
 MAX_TOKENS = 512  # BERT's position embeddings stop here
 MIN_TOKENS = 4  # [CLS] a [SEP] b
@@ -265,6 +275,23 @@ def _check_text(text: object, name: str) -> str:
     if not text.strip():
         raise ValueError(f"{name} is empty: type some text (use None for no sentence B)")
     return text
+
+
+def it_rows(loaded: LoadedModel, layer: int, head: int) -> dict[str, dict]:
+    """Where "it" looks in each IT_SENTENCES sentence alone, in one head: the tokens, its
+    attention row (T,), the weights on "animal" and "street", and the token it weights most."""
+    out = {}
+    for label, text in IT_SENTENCES.items():
+        att = extract_attentions(loaded, text)
+        row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
+        out[label] = {
+            "tokens": att.tokens,
+            "row": row,
+            "animal": float(row[att.tokens.index("animal")]),
+            "street": float(row[att.tokens.index("street")]),
+            "top": att.tokens[int(np.argmax(row))],
+        }
+    return out
 
 
 def extract_attentions(

@@ -19,13 +19,12 @@ from attn_core.tables import Table, head_table, weights_table
 from ui import present, quiz
 from ui.charts import show_attention, show_figure, side_by_side
 from ui.common import md_escape, show_tokens
-from ui.model_cache import try_load
+from ui.model_cache import it_numbers, it_rows, try_load
 from ui.state import PageState, Param, clamp_index
 
 log = logging.getLogger(__name__)
 
-TIRED = "The animal didn't cross the street because it was too tired."
-CONGESTED = "The animal didn't cross the street because it was congested."
+TIRED, CONGESTED = models.IT_SENTENCES["tired"], models.IT_SENTENCES["congested"]
 PAIRS = {
     "time flies like an arrow / fruit flies like a banana": ("time flies like an arrow", "fruit flies like a banana"),
     "The animal … too tired. / The animal … congested.": (TIRED, CONGESTED),
@@ -41,7 +40,7 @@ VIEW_NAMES = {
 }
 MAX_CHARS = 6000  # about 512 tokens of English fit comfortably
 LAYERS, HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
-IT_HEAD = (3, 1)  # the head the page suggests for "it"; what it does is computed below, not written here
+IT_HEAD = models.IT_HEAD  # the head the page suggests for "it"; what it does is computed, not written here
 STATE = PageState(
     "rm",
     (
@@ -82,38 +81,11 @@ def _attend(
     return models.extract_attentions(_loaded, sentence_a, sentence_b, models.MAX_TOKENS)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _it_rows(_loaded: models.LoadedModel, name: str, layer: int, head: int) -> dict[str, dict]:
-    """Where "it" looks in each animal sentence alone, in one head: its tokens, its attention
-    row, and the weights on "animal" and "street"."""
-    out = {}
-    for label, text in (("tired", TIRED), ("congested", CONGESTED)):
-        att = models.extract_attentions(_loaded, text)
-        it = att.tokens.index("it")
-        row = att.attentions[layer, head, it].astype(np.float64)
-        out[label] = {
-            "tokens": att.tokens,
-            "row": row,
-            "animal": float(row[att.tokens.index("animal")]),
-            "street": float(row[att.tokens.index("street")]),
-            "top": att.tokens[int(np.argmax(row))],
-        }
-    return out
-
-
 def it_caption(rows: dict[str, dict], layer: int, head: int) -> str:
     """The suggestion for the animal pair, stated from the model's own numbers."""
-    tired, cong = rows["tired"], rows["congested"]
-    still = (
-        "“animal” still gets the most weight, so this one head does not settle what “it” refers to"
-        if cong["top"] == "animal"
-        else f"the most weight now goes to “{md_escape(cong['top'])}”"
-    )
     return (
-        f"Try the animal sentences one at a time, focus on “it” and look at layer {layer}, head {head}: with "
-        f"“tired”, “it” puts {tired['animal']:.2f} of its weight on “animal” ({tired['street']:.2f} on "
-        f"“street”); with “congested”, {cong['animal']:.2f} on “animal” and {cong['street']:.2f} on “street”. "
-        f"In the congested case {still}."
+        f"Try the animal sentences one at a time, focus on “it” and look at layer {layer}, head {head}: "
+        + it_numbers(rows)
     )
 
 
@@ -397,7 +369,7 @@ def reproduce(loaded: models.LoadedModel, att: models.ModelAttention, layer: int
 def it_questions(loaded: models.LoadedModel, layer: int, head: int) -> list[quiz.Question]:
     """Predict, then reveal: where does "it" look in each animal sentence, in this layer and head?
     Made from the model's own attention rows."""
-    rows = _it_rows(loaded, loaded.name, layer, head)
+    rows = it_rows(loaded, loaded.name, layer, head)
     return [
         quiz.Question(
             key=f"rm_quiz_{label}",
@@ -407,7 +379,7 @@ def it_questions(loaded: models.LoadedModel, layer: int, head: int) -> list[quiz
             value=float(rows[label]["row"].max()),
             value_label="its weight",
         )
-        for label, text in (("tired", TIRED), ("congested", CONGESTED))
+        for label, text in models.IT_SENTENCES.items()
     ]
 
 
@@ -430,11 +402,11 @@ def about_the_input(
     if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
         if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
             st.caption(
-                f"Layer {IT_HEAD[0]}, head {IT_HEAD[1]} is a good head to try for “it”; its numbers stay hidden "
+                f"Try layer {IT_HEAD[0]}, head {IT_HEAD[1]} for “it”; its numbers stay hidden "
                 "until you have revealed your predictions."
             )
         else:
-            st.caption(it_caption(_it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
+            st.caption(it_caption(it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
     st.markdown(f"**{att.T} tokens** as the model sees them:")
     show_tokens(att.tokens)
     st.caption(

@@ -33,7 +33,7 @@ from ui.common import (
     sentence_input,
     show_tokens,
 )
-from ui.model_cache import try_load
+from ui.model_cache import it_numbers, it_rows, try_load
 from ui.state import PageState, Param, clamp_index
 
 SOURCES = {  # URL value -> label
@@ -341,11 +341,15 @@ with st.sidebar:
         layer = st.selectbox("Layer", range(n_layers), format_func=lambda n: f"layer {n + first}", key=K("layer"))
         head = st.selectbox("Head", range(n_heads), format_func=lambda n: f"head {n}", key=K("head"))
         if real_head:
-            st.caption(
-                "Try layer 3, head 1 with the two animal/street examples, and pick “it” as the query token in "
-                "“One cell, worked through”: with “tired”, “it” looks mostly at “animal”; with “congested”, "
-                "much less so, though “animal” still gets the most weight."
-            )
+            it_model, _ = try_load()  # without it the page says so below, and shows random weights
+            if it_model is not None:
+                from attn_core.models import IT_HEAD  # torch is loaded already: a real head needs it
+
+                st.caption(
+                    f"Try layer {IT_HEAD[0]}, head {IT_HEAD[1]} with the two animal/street examples, and pick "
+                    "“it” as the query token in “One cell, worked through”: "
+                    + it_numbers(it_rows(it_model, it_model.name, *IT_HEAD))
+                )
         else:
             st.caption(decoder_hint(decoder_induction(decoder)))
     else:
