@@ -118,7 +118,7 @@ class DecoderWeights:
 class Decoder:
     """The vocabulary, the training config (config.json) and the weights."""
 
-    vocab: list[str]  # V words, vocab[0] == "<unk>"
+    vocab: tuple[str, ...]  # V words, vocab[0] == "<unk>" (a tuple: the loaded decoder is shared by every session)
     config: dict[str, Any]
     weights: DecoderWeights
 
@@ -177,7 +177,7 @@ def load_decoder(path: str | Path | None = None) -> Decoder:
         if not np.all(np.isfinite(arrays[name])):
             raise DecoderLoadError(f"weights.npz in {folder}: {name} holds NaN or infinite values. {retrain}")
     weights = DecoderWeights(**{name: arrays[name] for name in expected})
-    return Decoder(vocab=list(vocab), config=config, weights=weights)
+    return Decoder(vocab=tuple(vocab), config=config, weights=weights)
 
 
 def encode(decoder: Decoder, words: list[str] | tuple[str, ...]) -> list[int]:

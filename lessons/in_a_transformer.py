@@ -88,7 +88,7 @@ def _q(text: str) -> str:
 # --------------------------------------------------------------------------- widgets
 
 state.start()
-deck = Deck(TITLES, step_key=state.key("step"))
+deck = Deck(TITLES, step_key=state.key("step"), numbered=True)
 
 st.title("Attention in a transformer")
 present.intro(
@@ -119,19 +119,11 @@ if tokens_a and tokens_b:
     )
 elif deck.current < 6:
     st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
-
-
-def section(k: int, needs_sentences: bool = True) -> bool:
-    """Whether section k is on the page (every section, or in presenter mode the one shown, and
-    only with both sentences where it uses them); draws its numbered header when it is."""
-    if (needs_sentences and lesson is None) or not deck.shows(k):
-        return False
-    st.header(f"{k + 1}. {TITLES[k]}")
-    return True
+ready = lesson is not None  # sections 1 to 6 use sentences A and B
 
 
 # --------------------------------------------------------------------------- 1. dense vs attention
-if section(0):
+if deck.section(0, ready):
     dv = lesson.dense
     (ta, tb), c = dv.tokens, dv.common
     st.markdown(
@@ -184,7 +176,7 @@ if section(0):
     )
 
 # --------------------------------------------------------------------------- 2. d_k = d_model / H
-if section(1):
+if deck.section(1, ready):
     sp, mini = lesson.split, lesson.minilm
     st.markdown(
         "Multi-head attention does not make the model wider. The usual rule splits d_model among the H heads: "
@@ -215,7 +207,7 @@ if section(1):
     )
 
 # --------------------------------------------------------------------------- 3. padding
-if section(2):
+if deck.section(2, ready):
     p = lesson.padding
     T_max = p.T_max
     st.markdown(
@@ -264,7 +256,7 @@ if section(2):
             show_attention(f"tf_pad_{what}", steps.weights, tokens, title=f"Weights {what} the mask, sentence {name}")
 
 # --------------------------------------------------------------------------- 4. the block
-if section(3):
+if deck.section(3, ready):
     blk, sp = lesson.block, lesson.split
     T, d_model = blk.x.shape
     d_ff = blk.ffn_hidden.shape[1]
@@ -304,7 +296,7 @@ if section(3):
     )
 
 # --------------------------------------------------------------------------- 5. encoder and decoder
-if section(4):
+if deck.section(4, ready):
     m = lesson.masks
     src, tgt = list(m.source), list(m.target)
     st.markdown(
@@ -339,7 +331,7 @@ if section(4):
         )
 
 # --------------------------------------------------------------------------- 6. recurrence
-if section(5):
+if deck.section(5, ready):
     co = lesson.cost
     st.markdown(
         "A recurrent network reads a sentence one token at a time: step t needs the result of step t − 1, so "
@@ -398,7 +390,7 @@ if section(5):
     )
 
 # --------------------------------------------------------------------------- 7. the real model
-if section(6, needs_sentences=False):
+if deck.section(6):
     st.markdown(
         "A word's first vector in a transformer is looked up in a table (plus a vector for its position), the "
         "same in every sentence. The "

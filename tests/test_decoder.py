@@ -95,7 +95,7 @@ def test_shipped_weights_are_small_and_hold_only_the_forward_pass_arrays(decoder
     with np.load(path) as npz:
         assert {name: npz[name].shape for name in npz.files} == expected
     assert decoder.attention_only and "no MLP" in config["layers"] and "no LayerNorm" in config["layers"]
-    assert isinstance(decoder.vocab, list) and decoder.vocab == config["vocab"]
+    assert isinstance(decoder.vocab, tuple) and decoder.vocab == tuple(config["vocab"])
 
 
 def test_shipped_files_are_what_the_training_script_wrote(decoder):

@@ -248,10 +248,10 @@ def show_mask(
 
     cols = rows if cols is None else cols
     allowed = np.ones((len(rows), len(cols))) if mask is None else np.asarray(mask, dtype=np.float64)
-    build = builder or lf.mask_heatmap
-    labels = {"title": title, "row_title": row_title, "col_title": col_title}
-    fig = build(mask, rows=list(rows), cols=list(cols), **labels, **kwargs)
-    show_figure(fig, key, table=Table(allowed, rows, cols, name=name or title, kind="mask", **labels_of(labels)))
+    axes = {"row_title": row_title, "col_title": col_title}
+    table = Table(allowed, rows, cols, name=name or title, kind="mask", **axes)
+    labels = {"rows": list(rows), "cols": list(cols), "title": title, **axes}
+    show_chart(key, builder or lf.mask_heatmap, mask, table=table, **labels, **kwargs)
 
 
 def labels_of(labels: dict) -> dict:

@@ -69,6 +69,7 @@ class Deck:
     noun: str = "Section"
     counted: int | None = None  # sections past this many are extras: "One cell, worked through (after step 9)"
     values: tuple[str, ...] | None = None  # the state holds values[k] for section k instead of k + 1
+    numbered: bool = False  # section() draws "4. Title" as a header instead of "Step 4 · Title" as a subheader
 
     def __post_init__(self) -> None:
         if self.values is not None and len(self.values) != len(self.titles):
@@ -86,14 +87,19 @@ class Deck:
     def shows(self, index: int) -> bool:
         return not on() or index == self.current
 
-    def section(self, index: int) -> bool:
-        """Whether section ``index`` is shown (as ``shows``); when it is, draws its subheader:
-        "Step 4 · Queries, keys and values", or the title alone for an extra past the counted ones."""
-        if not self.shows(index):
+    def section(self, index: int, ready: bool = True) -> bool:
+        """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
+        (as ``shows``). When it is, draws its heading: the subheader "Step 4 · Queries, keys and
+        values" (the title alone for an extra past the counted ones), or with ``numbered`` the
+        header "4. Queries, keys and values"."""
+        if not ready or not self.shows(index):
             return False
-        counted = self.counted or len(self.titles)
         title = self.titles[index]
-        st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
+        if self.numbered:
+            st.header(f"{index + 1}. {title}")
+        else:
+            counted = self.counted or len(self.titles)
+            st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
         return True
 
     def _move(self, by: int) -> None:
