@@ -208,6 +208,11 @@ def problems(page, watch: Watch, server: StreamlitServer | None = None) -> list[
     return out
 
 
+def link_problems(page, watch: Watch, server: StreamlitServer | None = None) -> list[str]:
+    """``problems``, less the 404 a deep link causes (Streamlit probes /<page>/_stcore/health)."""
+    return [p for p in problems(page, watch, server) if "404" not in p]
+
+
 def screenshot(page, name: str) -> tuple[Path, Path]:
     """The first viewport as <name>.png and the whole page as <name>-full.png.
 

@@ -21,6 +21,7 @@ from tests.browser.checks import chart_data
 from tests.browser.waits import RUN_TIMEOUT_MS, run_count, wait_for_run
 
 PROJECTOR = {"width": 1280, "height": 720}  # a 720p classroom projector
+PRESENT_PX = 22.0  # body text in presenter mode, as issue #14 asks (assets/present.css)
 MAIN = "[data-testid='stMain']"
 PROGRESS = re.compile(r"^(Step|Section|View) \d+ of \d+")
 CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # labels a CSV cell guards with a leading apostrophe

@@ -32,6 +32,7 @@ import attn_core as ac
 from attn_core import walkthrough as wt
 from tests.browser.a11y import axe_violations, chart_names, focus_tracker, report
 from tests.browser.checks import Watch, exceptions
+from tests.browser.classroom import PRESENT_PX
 from tests.browser.server import ROOT
 from tests.browser.session import offline_context
 from tests.browser.waits import open_app, run_count, wait_for_run
@@ -68,7 +69,6 @@ REAL_MODEL_VIEWS = {
     "summaries": "Summaries",
     "reproduce": "Reproduce a head",
 }
-PRESENT_PX = 22.0  # body text in presenter mode (assets/present.css), tables included
 
 # Step by step's defaults (lessons/step_by_step.py): the first preset, d_model 16, d_k 4,
 # seed 0, positions on, scaled, no ×100, no mask; query i = 2 and key j = 1.

@@ -21,9 +21,10 @@ import pytest
 import attn_core
 from attn_core import experiments
 from attn_core import walkthrough as wt
-from tests.browser.checks import Watch, chart_data, problems, screenshot
+from tests.browser.checks import Watch, chart_data, link_problems, screenshot
 from tests.browser.classroom import (
     MAIN,
+    PRESENT_PX,
     PROJECTOR,
     answers,
     chart_boxes,
@@ -54,7 +55,6 @@ pytestmark = pytest.mark.browser
 
 SENTENCE = "The cat sat on the mat."  # Step by step's default sentence
 TOKENS = tuple(attn_core.tokenize(SENTENCE))  # The cat sat on the mat .
-PRESENT_PX = 22.0  # body text on a projector, as the issue asks
 PLAIN_TICK_PX = 13.0  # Plotly's tick labels outside presenter mode
 WEIGHTS_TITLE = "Step 8: attention weights"
 WEIGHTS = "query \\ key"  # the corner cell of every attention chart's CSV
@@ -79,11 +79,6 @@ def option(n: int, tokens=TOKENS) -> str:
 
 def query(url: str) -> dict[str, list[str]]:
     return parse_qs(urlparse(url).query)
-
-
-def clean(page, watch, server) -> list[str]:
-    """Problems on the page, except the 404 a deep link's health probe gets (test_links.py)."""
-    return [p for p in problems(page, watch, server) if "404" not in p]
 
 
 def chart_z(page, title: str) -> np.ndarray:
@@ -189,7 +184,7 @@ def test_presenter_mode_shows_one_step_at_a_time(page, watch, app) -> None:
 
     # Chart text is drawn 1.5 times larger (test_without_presenter_mode_text_has_its_usual_size: 13 px).
     assert all(px >= 1.45 * PLAIN_TICK_PX for _, px in presented), f"presenter mode ticks: {presented}"
-    assert not clean(page, watch, app)
+    assert not link_problems(page, watch, app)
 
 
 def test_presenter_mode_on_other_long_pages(page, watch, server) -> None:
@@ -210,7 +205,7 @@ def test_presenter_mode_on_other_long_pages(page, watch, server) -> None:
     assert titles and titles[0].startswith("Concat(head_1..head_H)"), titles
     assert not [t for t in titles if t.startswith("Head ")], f"section 1's heads are shown too: {titles}"
     assert main_button(page, "Next →").is_disabled()
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 # --- 2. predict, then reveal ----------------------------------------------------------------
@@ -262,7 +257,7 @@ def test_predict_then_reveal_step_by_step(page, watch, request, theme: str, righ
     assert WEIGHTS_TITLE not in chart_titles(page)
     assert main_button(page, "Reveal").is_enabled()
     assert score_lines(page) == [expected_score]
-    assert not clean(page, watch, app)
+    assert not link_problems(page, watch, app)
 
 
 def softmax(s: np.ndarray) -> np.ndarray:
@@ -313,7 +308,7 @@ def test_predict_then_reveal_softmax_lab(page, watch, request, theme: str, prese
     )
     still_right = outcome(plain) == "One key takes almost all the weight"  # the pick is kept
     assert score_lines(page)[0].startswith(f"Your predictions this session: {1 + still_right} of 2 right")
-    assert not clean(page, watch, app)
+    assert not link_problems(page, watch, app)
 
 
 # --- the real model ------------------------------------------------------------------------
@@ -349,7 +344,7 @@ def test_predict_where_it_looks_in_the_real_model(page, watch, server, model) ->
     right = 1 + int(congested_best == 0)
     lines = score_lines(page)
     assert lines and all(line.startswith(f"Your predictions this session: {right} of 2 right") for line in lines), lines
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 @pytest.mark.model
@@ -371,7 +366,7 @@ def test_real_model_npz_holds_every_attention(page, watch, server, model) -> Non
         "sentence_a": "time flies like an arrow",
         "sentence_b": "fruit flies like a banana",
     }
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 # --- 3.-5. on one tab of Step by step with its defaults -------------------------------------
@@ -450,7 +445,7 @@ def test_downloads_are_the_engines_numbers(default_view, server) -> None:
     assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("width") == str(width)
     labels = [e.text for e in root.iter() if e.tag.endswith("text") and e.text]
     assert "cat" in labels and WEIGHTS_TITLE in labels, labels[:20]
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_show_as_table_gives_the_weights_with_token_labels(default_view, server) -> None:
@@ -464,7 +459,7 @@ def test_show_as_table_gives_the_weights_with_token_labels(default_view, server)
     assert header == ["query i", *labels]
     weights = sbs_lesson().steps.weights
     assert rows == [[label, *(f"{x:.3f}" for x in row)] for label, row in zip(labels, weights, strict=True)]
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_copy_link_puts_this_view_on_the_clipboard(default_view, server) -> None:
@@ -486,7 +481,7 @@ def test_copy_link_puts_this_view_on_the_clipboard(default_view, server) -> None
     link = page.evaluate("navigator.clipboard.readText()")
     assert link == page.url and query(link).get("d_k") == ["5"], link
     assert run_count(page) == before, "copying the link reran the page"
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_csv_guards_labels_a_spreadsheet_would_run(page, watch, server) -> None:
@@ -501,7 +496,7 @@ def test_csv_guards_labels_a_spreadsheet_would_run(page, watch, server) -> None:
     assert table.rows == table.cols == list(tokens)
     lesson = wt.lesson(wt.seeded_source(tokens, 16, 4, seed=0, positional=True))
     assert np.array_equal(table.values, lesson.steps.weights)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_show_as_table_shows_tokens_literally(page, server) -> None:

@@ -24,8 +24,8 @@ from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from attn_core.lab_figures import score_labels
 from tests.browser import classroom as cr
-from tests.browser.checks import chart_data
-from tests.browser.test_classroom import Matrix, chart_z, check_downloads, clean, query, shows_progress
+from tests.browser.checks import chart_data, link_problems
+from tests.browser.test_classroom import Matrix, chart_z, check_downloads, query, shows_progress
 from tests.browser.waits import open_app, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -126,7 +126,7 @@ EXPORTS = [
 def test_a_charts_csv_and_npy_are_the_engines_numbers(page, watch, server, export: Export) -> None:
     open_app(page, server.url, export.path)
     check_downloads(page, export.key, export.expected())
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_masked_cells_are_minus_inf_in_the_csv(page, watch, server) -> None:
@@ -141,7 +141,7 @@ def test_masked_cells_are_minus_inf_in_the_csv(page, watch, server) -> None:
     cells = [line.split(",")[1:] for line in data.decode("utf-8").splitlines()[1:]]
     assert [[c == "-inf" for c in row] for row in cells] == future.tolist(), "masked cells are not written as -inf"
     assert np.array_equal(np.isneginf(cr.read_csv(data).values), future)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 @pytest.mark.model
@@ -156,7 +156,7 @@ def test_real_model_head_view_csv_and_npy(page, watch, server) -> None:
     # The server runs the model where models.pick_device() says; on a GPU its numbers differ by rounding.
     on_cpu = models.pick_device() == "cpu"
     check_downloads(page, "rm_head_view", Matrix(lesson.heads_mean, words, words), exact=on_cpu)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 # --- 2. presenter mode's sections --------------------------------------------------------
@@ -183,7 +183,7 @@ def test_presenter_mode_sections_on_cross_attention(page, watch, server) -> None
     assert cr.chart_titles(page) == ["Cross-attention scores QKᵀ/√d_k", weights_title] and cr.chart_boxes(page) == 2
     assert [h for h in headers(page) if h[:2] in ("1.", "2.", "3.")] == ["2. A rectangular score matrix"]
     assert np.array_equal(chart_z(page, weights_title), cross().values)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 def test_presenter_mode_sections_on_the_decoder(page, watch, server) -> None:
@@ -203,7 +203,7 @@ def test_presenter_mode_sections_on_the_decoder(page, watch, server) -> None:
     assert cr.chart_boxes(page) == 3
     assert [h for h in headers(page) if h[:2] in ("1.", "2.", "3.", "4.", "5.")] == ["2. Every head, causal"]
     assert np.array_equal(chart_z(page, head_title), decoder().values)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)
 
 
 # --- 3. Home's live example ----------------------------------------------------------------
@@ -240,4 +240,4 @@ def test_home_heatmap_follows_typing_without_enter(page, watch, server) -> None:
     ticks = {axis: text for axis, text, _ in charts[0]["axes"]}
     assert ticks["xaxis"] == ticks["yaxis"] == words, ticks  # keys across, queries down: the new tokens
     assert np.array_equal(home_z(page), expected)
-    assert not clean(page, watch, server)
+    assert not link_problems(page, watch, server)

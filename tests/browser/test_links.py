@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from tests.browser.checks import Watch, problems
+from tests.browser.checks import Watch, link_problems
 from tests.browser.classroom import choose
 from tests.browser.server import StreamlitServer
 from tests.browser.session import offline_context
@@ -193,12 +193,6 @@ def _query(url: str) -> dict[str, list[str]]:
     return parse_qs(urlparse(url).query, keep_blank_values=True)
 
 
-def _problems(page, watch: Watch) -> list[str]:
-    """What went wrong on the page, less the 404 a deep link causes (it probes
-    /<page>/_stcore/health)."""
-    return [p for p in problems(page, watch) if "404" not in p]
-
-
 def _css_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a CSS string literal: quotes and backslashes escaped
 
@@ -255,7 +249,7 @@ def _open_link(browser, server: StreamlitServer, link: str, expected: dict, chan
         after = _query(page.url).get(change.param)
         assert after != before, f"changing {change.label!r} did not change ?{change.param}="
         assert after == (None if change.url is None else [change.url]), f"{change.label!r}: ?{change.param}={after}"
-        assert not _problems(page, watch), _problems(page, watch)
+        assert not link_problems(page, watch), link_problems(page, watch)
         return page.evaluate(BACKGROUND_JS)
     finally:
         context.close()
@@ -297,7 +291,7 @@ def test_values_out_of_range_are_clamped_not_reset(browser, server) -> None:
         }
         assert _values(page, shown) == shown
         assert _query(page.url) == {"T": ["64"], "m": ["50"], "delta": ["2.5"]}, page.url
-        assert not _problems(page, watch), _problems(page, watch)
+        assert not link_problems(page, watch), link_problems(page, watch)
     finally:
         context.close()
 

@@ -11,8 +11,17 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.checks import chart_data, nan_cells, problems, screenshot
-from tests.browser.classroom import MAIN, PROJECTOR, chart_titles, click, main_button, paragraph_px, progress_lines
+from tests.browser.checks import chart_data, link_problems, nan_cells, screenshot
+from tests.browser.classroom import (
+    MAIN,
+    PRESENT_PX,
+    PROJECTOR,
+    chart_titles,
+    click,
+    main_button,
+    paragraph_px,
+    progress_lines,
+)
 from tests.browser.session import AppSession
 from tests.browser.waits import open_app, run_count, wait_for_run
 
@@ -96,7 +105,7 @@ def test_presenter_mode_walks_through_the_views(page, watch, request, theme: str
     titles = chart_titles(page)
     assert titles[0].startswith("Model view") and not [t for t in titles if t.startswith("Head view")], titles
     assert _first_chart_top(page) < PROJECTOR["height"] * 0.75
-    assert paragraph_px(page, "Every small square") >= 22.0
+    assert paragraph_px(page, "Every small square") >= PRESENT_PX
     screenshot(page, f"real-model-present-model-{theme}")
 
     open_app(page, server.url, "real-model?present=1&view=neuron&query=3")  # a link straight to one view
@@ -105,4 +114,4 @@ def test_presenter_mode_walks_through_the_views(page, watch, request, theme: str
     screenshot(page, f"real-model-present-neuron-{theme}")
     click(page, main_button(page, "← Back"), lambda: progress_lines(page) == [model], model)
     assert parse_qs(urlparse(page.url).query)["view"] == ["model"]
-    assert not [p for p in problems(page, watch, server) if "404" not in p]
+    assert not link_problems(page, watch, server)
