@@ -1,11 +1,17 @@
 """attn_core: self-attention, step by step, in NumPy.
 
-Importing this package imports numpy only. The NumPy modules beside the engine:
-``walkthrough`` (the step-by-step lesson), ``lessons`` (one call per lesson page),
-``experiments`` (the softmax and mask experiments), ``views`` (neuron view, head mean,
-rollout of saved attentions) and ``decoder`` (our small trained decoder). Plotting lives
-in ``attn_core.figures`` (plotly) and the real-model adapter in ``attn_core.models``
-(torch, transformers); import those explicitly when you need them.
+Three layers, each with its own dependency (every module's docstring names its layer):
+
+- NumPy (this folder's modules; ``import attn_core`` imports numpy only): ``engine`` (every
+  step of attention), ``walkthrough`` (Step by step's one call), ``lab_results`` (one call per
+  lab page: softmax lab, multi-head, masks, cross-attention), ``experiments``, ``views``
+  (neuron view, head mean, rollout of saved attentions), ``tables`` (a chart's numbers),
+  ``transformer``, ``article_checks`` (the reference articles' examples, checked) and
+  ``trained_decoder`` (our small trained decoder, run in NumPy).
+- Plotly, ``attn_core.figures``: the figure builders (``figures.lab``, ``figures.real_model``,
+  ``figures.context`` beside the shared helpers in ``figures`` itself).
+- torch, ``attn_core.models``: the real-model adapter, and ``models.train_decoder``, which
+  trains the decoder. Import the last two explicitly when you need them.
 
 >>> import attn_core as ac
 >>> tokens = ac.tokenize("The cat sat on the mat.")

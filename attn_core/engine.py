@@ -1,4 +1,6 @@
-"""The NumPy self-attention engine: one small pure function per step.
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+The NumPy self-attention engine: one small pure function per step.
 
 Shape vocabulary used everywhere: T (T_q, T_k), d_model, d_k, d_v, H.
 This module imports numpy and the standard library only.

@@ -1,4 +1,6 @@
-"""Small NumPy experiments behind the softmax lab and the masks-and-cost page."""
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+Small NumPy experiments behind the softmax lab and the masks-and-cost page."""
 
 from __future__ import annotations
 

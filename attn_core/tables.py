@@ -1,4 +1,6 @@
-"""What a chart shows, as numbers: a labelled table, its one-sentence description, and the
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+What a chart shows, as numbers: a labelled table, its one-sentence description, and the
 bytes of its CSV and .npy downloads.
 
 The description is a chart's text alternative (a screen reader reads it as the chart's

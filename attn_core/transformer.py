@@ -1,4 +1,6 @@
-"""Attention inside a transformer, in NumPy: a dense layer beside attention, the padding mask,
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+Attention inside a transformer, in NumPy: a dense layer beside attention, the padding mask,
 one whole encoder block, the encoder's and decoder's masks, and attention against recurrence.
 One call for the page "Attention in a transformer".
 

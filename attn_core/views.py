@@ -1,4 +1,6 @@
-"""Views of a model's saved attentions: one query's neuron view, the mean over heads, rollout.
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+Views of a model's saved attentions: one query's neuron view, the mean over heads, rollout.
 
 NumPy only, like the engine: a notebook can compute a rollout from attentions saved with
 ``numpy.save`` (or downloaded from the real-model page as .npz) without torch.

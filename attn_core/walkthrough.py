@@ -1,4 +1,6 @@
-"""The numbers behind the step-by-step page: one run of a head, and one cell worked by hand.
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+The numbers behind the step-by-step page: one run of a head, and one cell worked by hand.
 
 Imports numpy only. The LaTeX helpers at the bottom turn numbers (never user text) into
 short formulas; long vectors and rows are shortened to "first few, ..., last" while the

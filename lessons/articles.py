@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attn_core import articles as ar
-from attn_core.context_figures import mask_check
+from attn_core import article_checks as ar
 from attn_core.figures import dim_labels
-from attn_core.lab_figures import grouped_bars
+from attn_core.figures.context import mask_check
+from attn_core.figures.lab import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
 from ui import present

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from attn_core import lessons
+from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from ui import present
 from ui.charts import show_attention, show_heatmap
@@ -45,7 +45,7 @@ K = STATE.key
 @st.cache_data(show_spinner=False, max_entries=256)
 def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k: int, seed: int, swap: bool):
     """The page's one attn_core call."""
-    return lessons.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
+    return lab_results.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
 
 
 STATE.start()

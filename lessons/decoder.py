@@ -1,5 +1,5 @@
 """Decoder (causal): a small trained decoder of our own, its causal heads, and the induction
-head it learned. NumPy only (attn_core.decoder); the weights ship in assets/decoder/.
+head it learned. NumPy only (attn_core.trained_decoder); the weights ship in assets/decoder/.
 """
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attn_core import decoder as dc
 from attn_core import figures as fg
-from attn_core import model_figures as mf
+from attn_core import trained_decoder as dc
+from attn_core.figures import real_model as mf
 from attn_core.tables import head_table, weights_table
 from ui import present
 from ui.charts import show_attention, show_bars, show_figure, show_lines, side_by_side

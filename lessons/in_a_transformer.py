@@ -13,9 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from attn_core import transformer as tr
-from attn_core.context_figures import block_diagram
 from attn_core.figures import bar_chart, heatmap, line_chart
-from attn_core.lab_figures import log_x_lines
+from attn_core.figures.context import block_diagram
+from attn_core.figures.lab import log_x_lines
 from attn_core.tables import Table
 from ui import present
 from ui.charts import show_attention, show_figure, show_mask

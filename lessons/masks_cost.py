@@ -4,7 +4,7 @@ and where the scaled dot product sits beside the older additive score."""
 import streamlit as st
 
 from attn_core import experiments as ex
-from attn_core import lessons
+from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from ui import present
 from ui.charts import show_attention, show_heatmap, show_lines, show_mask, show_scores
@@ -32,9 +32,9 @@ BASE_LAYERS, BASE_HEADS = 12, 12  # an example model size for the caption under 
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _study(tokens: tuple[str, ...], radius: int, dilation: int, seed: int) -> lessons.MaskStudy:
+def _study(tokens: tuple[str, ...], radius: int, dilation: int, seed: int) -> lab_results.MaskStudy:
     """The page's one attn_core call: every mask, the cost table and the other scores."""
-    return lessons.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
+    return lab_results.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
 
 
 def _big(n: int) -> str:

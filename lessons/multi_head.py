@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from attn_core import lessons
+from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from attn_core.lab_figures import concat_labels
+from attn_core.figures.lab import concat_labels
 from ui import present
 from ui.charts import show_attention, show_heatmap
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
@@ -32,7 +32,7 @@ K = STATE.key
 @st.cache_data(show_spinner=False, max_entries=256)
 def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool):
     """The page's one attn_core call."""
-    return lessons.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
+    return lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
 
 
 STATE.start()

@@ -13,8 +13,8 @@ import numpy as np
 import streamlit as st
 
 from attn_core import figures as fg
-from attn_core import model_figures as mf
 from attn_core import models, tables, views
+from attn_core.figures import real_model as mf
 from attn_core.tables import Table, head_table, weights_table
 from ui import present, quiz
 from ui.charts import show_attention, show_figure, side_by_side

@@ -7,8 +7,8 @@ been read, from one attn_core call.
 import numpy as np
 import streamlit as st
 
-from attn_core import lessons
-from attn_core.lab_figures import grouped_bars, log_x_lines, score_labels
+from attn_core import lab_results
+from attn_core.figures.lab import grouped_bars, log_x_lines, score_labels
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
 from ui import present, quiz
@@ -42,9 +42,9 @@ OUTCOMES = (
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _lab(seed: int, multiplier: float, T: int, dk_seed: int, index: int, delta: float) -> lessons.SoftmaxLab:
+def _lab(seed: int, multiplier: float, T: int, dk_seed: int, index: int, delta: float) -> lab_results.SoftmaxLab:
     """The page's one attn_core call."""
-    return lessons.softmax_lab(
+    return lab_results.softmax_lab(
         n_scores=N_SCORES, seed=seed, multiplier=multiplier, T=T, dk_seed=dk_seed, index=index, delta=delta
     )
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from attn_core import decoder as dc
 from attn_core import figures as fg
 from attn_core import tables
+from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from ui import present, quiz
@@ -209,7 +209,7 @@ def _factor_latex(lesson: wt.Lesson) -> str:
 
 
 def decoder_after_head(decoder: dc.Decoder, layer: int) -> str:
-    """Step 9 for a decoder head: what attn_core.decoder.run does with Z next (layer from 0)."""
+    """Step 9 for a decoder head: what attn_core.trained_decoder.run does with Z next (layer from 0)."""
     H, L = decoder.n_heads, decoder.n_layers
     concat, d_model = decoder.weights.w_o.shape[1:]  # w_o (L, H*d_v, d_model)
     text = (

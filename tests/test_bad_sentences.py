@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core.figures import token_labels
-from attn_core.lab_figures import score_labels
+from attn_core.figures.lab import score_labels
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures
 from tests.hostile_corpus import HOSTILE

@@ -14,13 +14,14 @@ from types import ModuleType
 import plotly.graph_objects as go
 import pytest
 
-from attn_core import context_figures, figures, lab_figures, model_figures
+from attn_core import figures
+from attn_core.figures import context, lab, real_model
 from tests import test_figures
 from tests.browser import test_links
 from tests.browser.test_a11y import app_pages
 from tests.conftest import ROOT
 
-FIGURE_MODULES = (figures, lab_figures, model_figures, context_figures)
+FIGURE_MODULES = (figures, lab, real_model, context)
 
 
 # --------------------------------------------------------------------------- pages and links
@@ -74,11 +75,11 @@ def test_builder_detection_finds_the_known_builders():
     """Detection by return annotation finds builders in every module and skips the helpers."""
     assert {
         "attn_core.figures.heatmap",
-        "attn_core.lab_figures.mask_heatmap",
-        "attn_core.model_figures.neuron_figures",  # dict[str, go.Figure]
-        "attn_core.context_figures.block_diagram",
+        "attn_core.figures.lab.mask_heatmap",
+        "attn_core.figures.real_model.neuron_figures",  # dict[str, go.Figure]
+        "attn_core.figures.context.block_diagram",
     } <= set(BUILDERS)
-    assert "attn_core.figures.token_labels" not in BUILDERS and "attn_core.model_figures.pool" not in BUILDERS
+    assert "attn_core.figures.token_labels" not in BUILDERS and "attn_core.figures.real_model.pool" not in BUILDERS
     for module in FIGURE_MODULES:
         assert _builders(module), module.__name__
         assert set(_builders(module)) <= set(module.__all__), f"{module.__name__}: a public builder not in __all__"

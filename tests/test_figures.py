@@ -1,4 +1,4 @@
-"""Every builder (attn_core.figures, lab_figures, model_figures) makes its figure from plain
+"""Every builder (attn_core.figures and its lab, real_model and context modules) makes its figure from plain
 dicts without Plotly's validation (for speed); each builder's output must be exactly what the
 validating constructor makes of it. ui.charts.browser_figure then sends it."""
 
@@ -13,10 +13,10 @@ import plotly.io as pio
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attn_core import context_figures as cf
 from attn_core import figures as fg
-from attn_core import lab_figures as lf
-from attn_core import model_figures as mf
+from attn_core.figures import context as cf
+from attn_core.figures import lab as lf
+from attn_core.figures import real_model as mf
 from tests.figdata import decode, z_matrix
 from ui.charts import COLORWAY, browser_figure
 

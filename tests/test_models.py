@@ -1,4 +1,4 @@
-"""The real-model adapter (attn_core.models) and its figures (attn_core.model_figures).
+"""The real-model adapter (attn_core.models) and its figures (attn_core.figures.real_model).
 
 Parity with the model's own outputs, the model's heads reproduced by attn_core, device
 choice, thread safety, the allow-list, offline loading and the CUDA fallback. No test
@@ -17,8 +17,8 @@ import pytest
 import torch
 
 import attn_core as ac
-from attn_core import model_figures as mf
 from attn_core import models, views
+from attn_core.figures import real_model as mf
 
 PAIR = ("time flies like an arrow", "fruit flies like a banana")
 TIRED = "The animal didn't cross the street because it was too tired."

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
-from attn_core import lessons
+from attn_core import lab_results
 from attn_core.walkthrough import latex_num
 from tests.lab_checks import app
 
@@ -37,7 +37,7 @@ def test_masks_page_counts_the_rows_where_both_scores_pick_the_same_key(text, se
     at = _run("masks_cost.py", text=text, seed=str(seed))
     tokens = tuple(ac.tokenize(text, max_tokens=64))
     T = len(tokens)
-    study = lessons.mask_study(tokens, radius=2, dilation=2, seed=seed)  # the page's call, its defaults
+    study = lab_results.mask_study(tokens, radius=2, dilation=2, seed=seed)  # the page's call, its defaults
     agree = int(np.sum(study.additive.argmax(axis=1) == study.dot.argmax(axis=1)))
     assert agree == round(study.top_agree * T)
     sentence = next(m.value for m in at.markdown if "the key that scores highest" in m.value)
@@ -56,7 +56,7 @@ def test_softmax_lab_jacobian_numbers_are_the_lessons(seed, m):
     """The saturation section's Jacobian line: max |J| at s and at m·s, and the winner's
     p_w(1 − p_w), against J = diag(p) − p pᵀ built here from the page's own weights."""
     at = _run("softmax_lab.py", seed=str(seed), m=m)
-    sat = lessons.softmax_lab(seed=seed, multiplier=float(m)).saturation
+    sat = lab_results.softmax_lab(seed=seed, multiplier=float(m)).saturation
     w = int(np.argmax(sat.scores))
     latex = next(x.value for x in at.latex if r"\max_{ij} |J_{ij}|" in x.value)
     for p, jac in ((sat.weights, sat.jacobian), (sat.scaled_weights, sat.scaled_jacobian)):

@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attn_core as ac
-from attn_core import lessons
+from attn_core import lab_results
 from attn_core.figures import token_labels
 from tests.figdata import figure_by_title, figures, z_matrix
 from tests.lab_checks import app, drive, ticks
@@ -19,7 +19,7 @@ TARGET = "Le chat s'est assis sur le tapis."
 
 def _engine(q_text: str, kv_text: str, d_model: int = 16, d_k: int = 4, seed: int = 0) -> ac.AttentionSteps:
     q, kv = tuple(ac.tokenize(q_text, max_tokens=64)), tuple(ac.tokenize(kv_text, max_tokens=64))
-    return lessons.cross_lesson(kv, q, d_model=d_model, d_k=d_k, seed=seed).steps
+    return lab_results.cross_lesson(kv, q, d_model=d_model, d_k=d_k, seed=seed).steps
 
 
 def _z(at, title: str) -> np.ndarray:

@@ -11,8 +11,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from attn_core import decoder as dc
-from attn_core.train_decoder import TinyDecoder
+from attn_core import trained_decoder as dc
+from attn_core.models.train_decoder import TinyDecoder
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, z_matrix
 from ui.common import MAX_TOKENS, md_escape
@@ -221,7 +221,7 @@ def test_step_by_step_names_the_decoders_induction_heads_from_their_scores(decod
 
 
 def test_step_by_step_says_what_the_decoder_does_after_a_head(decoder):
-    """Step 9 follows attn_core.decoder.run: concat, W_O, residual add; then the next layer,
+    """Step 9 follows attn_core.trained_decoder.run: concat, W_O, residual add; then the next layer,
     or the unembedding after the last. No LayerNorm, no feed-forward network."""
     config = _config()
     L, H = config["n_layers"], config["n_heads"]

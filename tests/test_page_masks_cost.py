@@ -1,6 +1,6 @@
 """AppTest of the masks-and-cost page: masks, masked weights, score counts and the other scores,
-each chart equal to the field of lessons.mask_study that it shows (the page's one call; its
-numbers are checked against explicit masks, formulas and torch in tests/test_lessons.py)."""
+each chart equal to the field of lab_results.mask_study that it shows (the page's one call; its
+numbers are checked against explicit masks, formulas and torch in tests/test_lab_results.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import attn_core as ac
 from attn_core import experiments as ex
-from attn_core import lessons
+from attn_core import lab_results
 from tests.figdata import decode, figure_by_title, z_matrix
 from tests.lab_checks import app, drive
 
@@ -24,13 +24,13 @@ def _z(at, title: str) -> np.ndarray:
     return z_matrix(figure_by_title(at, title)["data"][0])
 
 
-def _study(text: str, radius: int = 2, dilation: int = 2, seed: int = 0) -> lessons.MaskStudy:
+def _study(text: str, radius: int = 2, dilation: int = 2, seed: int = 0) -> lab_results.MaskStudy:
     """The page's one call, with the page's arguments."""
     tokens = tuple(ac.tokenize(text, max_tokens=64))
-    return lessons.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
+    return lab_results.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
 
 
-def _check_masks(at, study: lessons.MaskStudy) -> None:
+def _check_masks(at, study: lab_results.MaskStudy) -> None:
     assert not at.exception
     T = len(study.tokens)
     assert [kind for kind, _ in study.runs] == list(TITLES)

@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attn_core as ac
-from attn_core import lessons
+from attn_core import lab_results
 from tests.figdata import figure_by_title, figures, z_matrix
 from tests.lab_checks import app, drive
 
@@ -17,7 +17,7 @@ DEFAULT = "The cat sat on the mat."
 
 def _engine(text: str, d_model: int, n_heads: int, d_k: int, seed: int, causal: bool) -> ac.MultiHeadSteps:
     tokens = tuple(ac.tokenize(text, max_tokens=64))
-    lesson = lessons.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
+    lesson = lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
     return lesson.steps
 
 

@@ -1,6 +1,6 @@
 """AppTest of the softmax and scaling lab: every control moves the charts and metrics to the
-fields of lessons.softmax_lab that they show (the page's one call; its numbers are checked
-against explicit formulas and torch in tests/test_lessons.py)."""
+fields of lab_results.softmax_lab that they show (the page's one call; its numbers are checked
+against explicit formulas and torch in tests/test_lab_results.py)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from attn_core import lessons
+from attn_core import lab_results
 from tests.figdata import decode, figure_by_title, figures
 from tests.lab_checks import app, assert_finite_figures, drive
 
 PAGE = "softmax_lab.py"
-# The page's controls at their defaults (lessons/softmax_lab.py), in lessons.softmax_lab's names.
+# The page's controls at their defaults (lessons/softmax_lab.py), in lab_results.softmax_lab's names.
 DEFAULTS = {"n_scores": 8, "seed": 0, "multiplier": 100.0, "T": 8, "dk_seed": 0, "index": 0, "delta": 3.0}
 
 
-def _lab(**controls: float) -> lessons.SoftmaxLab:
+def _lab(**controls: float) -> lab_results.SoftmaxLab:
     """The page's one call, with the page's arguments."""
-    return lessons.softmax_lab(**(DEFAULTS | controls))
+    return lab_results.softmax_lab(**(DEFAULTS | controls))
 
 
 def _bars(at, title: str, trace: int = 0) -> np.ndarray:

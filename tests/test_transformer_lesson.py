@@ -149,7 +149,7 @@ def test_head_split_and_minilm_config():
 
 
 def test_the_engine_does_not_import_torch():
-    code = "import sys, attn_core.transformer, attn_core.articles; print('torch' in sys.modules)"
+    code = "import sys, attn_core.transformer, attn_core.article_checks; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

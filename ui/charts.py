@@ -243,8 +243,8 @@ def show_mask(
     **kwargs,
 ) -> None:
     """A boolean mask (True = may attend; None = all ones) as a 0/1 chart
-    (``attn_core.lab_figures.mask_heatmap``, or ``builder`` with the same call), with its table."""
-    from attn_core import lab_figures as lf
+    (``attn_core.figures.lab.mask_heatmap``, or ``builder`` with the same call), with its table."""
+    from attn_core.figures import lab as lf
 
     cols = rows if cols is None else cols
     allowed = np.ones((len(rows), len(cols))) if mask is None else np.asarray(mask, dtype=np.float64)

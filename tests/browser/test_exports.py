@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 import attn_core
-from attn_core import articles as ar
-from attn_core import decoder as dc
-from attn_core import lessons
+from attn_core import article_checks as ar
+from attn_core import lab_results
+from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
-from attn_core.lab_figures import score_labels
+from attn_core.figures.lab import score_labels
 from tests.browser import classroom as cr
 from tests.browser.checks import chart_data, link_problems
 from tests.browser.test_classroom import Matrix, chart_z, check_downloads, query, shows_progress
@@ -63,26 +63,26 @@ def home() -> Matrix:
 
 
 def softmax_lab() -> Matrix:
-    lab = lessons.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0)
+    lab = lab_results.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0)
     labels = score_labels(tokens(PRESET), 8)  # "0:The" .. "6:.", "key 7": the keys, named by the sentence
     return Matrix(lab.saturation.scaled_weights[None, :], ["weight"], labels, corner="row \\ ")
 
 
 def multi_head() -> Matrix:
     words = tokens(PRESET)
-    mh = lessons.multi_head_lesson(tuple(words), d_model=16, n_heads=4, d_k=4, seed=0, causal=False)
+    mh = lab_results.multi_head_lesson(tuple(words), d_model=16, n_heads=4, d_k=4, seed=0, causal=False)
     return Matrix(mh.steps.heads[1].weights, words, words)  # "Head 2 weights"
 
 
 def masks() -> Matrix:
     words = tokens(PRESET)
-    study = lessons.mask_study(tuple(words), radius=2, dilation=2, seed=0)
+    study = lab_results.mask_study(tuple(words), radius=2, dilation=2, seed=0)
     return Matrix(study.steps("causal").weights, words, words)
 
 
 def cross() -> Matrix:
     source, target = tokens(CROSS_SOURCE), tokens(CROSS_TARGET)
-    lesson = lessons.cross_lesson(tuple(source), tuple(target), d_model=16, d_k=4, seed=0, swap=False)
+    lesson = lab_results.cross_lesson(tuple(source), tuple(target), d_model=16, d_k=4, seed=0, swap=False)
     return Matrix(lesson.steps.weights, target, source, corner="query (target) \\ key (source)")  # (T_q, T_k)
 
 

@@ -148,7 +148,7 @@ def model_page(repeats: int, rerun: dict, payload: dict) -> None:
 
 def decoder_text(n_words: int = 20, seed: int = 1) -> str:
     """``n_words`` random vocabulary words, then the same words again (T = 2 * n_words)."""
-    from attn_core import decoder as dc
+    from attn_core import trained_decoder as dc
 
     return " ".join(dc.random_repeated(dc.load_decoder(), n_words, seed=seed))
 

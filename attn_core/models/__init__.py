@@ -1,4 +1,6 @@
-"""The real-model adapter: a Hugging Face BERT-family encoder in, plain NumPy arrays out.
+"""torch layer: imports torch, transformers, numpy, the standard library and attn_core's NumPy modules.
+
+The real-model adapter: a Hugging Face BERT-family encoder in, plain NumPy arrays out.
 
 This is the only module that imports torch and transformers; ``import attn_core`` never
 imports it. The default model is all-MiniLM-L6-v2 (BERT, L=6 layers, H=12 heads,

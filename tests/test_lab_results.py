@@ -1,4 +1,4 @@
-"""attn_core.lessons: each page's one call, checked against torch and plain formulas."""
+"""attn_core.lab_results: each page's one call, checked against torch and plain formulas."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 import attn_core as ac
 from attn_core import experiments as ex
-from attn_core import lessons
+from attn_core import lab_results
 
 SENTENCE = tuple(ac.tokenize("The animal didn't cross the street because it was too tired."))
 
@@ -20,7 +20,7 @@ def _t(a: np.ndarray) -> torch.Tensor:
 
 @pytest.mark.parametrize(("d_model", "n_heads", "d_k", "causal"), [(16, 4, 4, False), (8, 2, 4, True), (6, 1, 6, True)])
 def test_multi_head_lesson_equals_torch_multihead_attention(d_model, n_heads, d_k, causal):
-    lesson = lessons.multi_head_lesson(SENTENCE, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=3, causal=causal)
+    lesson = lab_results.multi_head_lesson(SENTENCE, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=3, causal=causal)
     x = ac.embed(list(SENTENCE), d_model, seed=3)
     heads, w_o = ac.init_multi_head(d_model, n_heads, d_k, seed=3)
     mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True, dtype=torch.float64)
@@ -50,7 +50,7 @@ def test_multi_head_lesson_equals_torch_multihead_attention(d_model, n_heads, d_
 @pytest.mark.parametrize("swap", [False, True])
 def test_cross_lesson_equals_sdpa(swap):
     source, target = tuple(ac.tokenize("The cat sat on the mat.")), tuple(ac.tokenize("Le chat est assis."))
-    lesson = lessons.cross_lesson(source, target, d_model=8, d_k=4, seed=5, swap=swap)
+    lesson = lab_results.cross_lesson(source, target, d_model=8, d_k=4, seed=5, swap=swap)
     q_tokens, kv_tokens = (source, target) if swap else (target, source)
     assert (lesson.q_tokens, lesson.kv_tokens) == (q_tokens, kv_tokens)
     assert (lesson.q_name, lesson.kv_name) == (("source", "target") if swap else ("target", "source"))
@@ -88,7 +88,7 @@ MASKS_TOKENS = tuple(ac.tokenize("The animal didn't cross the street because it 
     ],
 )
 def test_mask_study_runs_equal_sdpa_with_each_mask(tokens, radius, dilation, seed):
-    study = lessons.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
+    study = lab_results.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
     T = len(tokens)
     x = ac.embed(list(tokens), 16, seed=seed)
     w = ac.init_weights(16, 4, seed=seed)
@@ -127,7 +127,7 @@ def test_mask_study_runs_equal_sdpa_with_each_mask(tokens, radius, dilation, see
     ("tokens", "seed"), [(SENTENCE, 4), (tuple(ac.tokenize("The cat sat on the mat.")), 0), (SENTENCE, 11)]
 )
 def test_mask_study_other_scores_by_their_formulas(tokens, seed):
-    study = lessons.mask_study(tokens, seed=seed)
+    study = lab_results.mask_study(tokens, seed=seed)
     x = ac.embed(list(tokens), 16, seed=seed)
     w = ac.init_weights(16, 4, seed=seed)
     v_a = ex.init_v_a(4, seed=seed)
@@ -152,17 +152,17 @@ def test_additive_and_dot_agree_about_as_often_as_chance():
     averaged over 200 seeds, the agreement stays within a factor 1.5 of 1/T."""
     for text in ("The cat sat on the mat.", "The animal didn't cross the street because it was too tired."):
         tokens = tuple(ac.tokenize(text))
-        agree = np.mean([lessons.mask_study(tokens, seed=s).top_agree for s in range(200)])
+        agree = np.mean([lab_results.mask_study(tokens, seed=s).top_agree for s in range(200)])
         assert agree < 1.5 / len(tokens), (text, agree)
 
 
 def test_softmax_lab_parts_and_jacobian():
-    lab = lessons.softmax_lab(seed=7, multiplier=100.0, T=8, dk_seed=1, index=2, delta=-4.0)
+    lab = lab_results.softmax_lab(seed=7, multiplier=100.0, T=8, dk_seed=1, index=2, delta=-4.0)
     np.testing.assert_array_equal(lab.scores, ex.random_scores(8, seed=7))
     np.testing.assert_allclose(lab.saturation.scaled_weights, ac.softmax(lab.scores * 100.0))
     np.testing.assert_allclose(lab.competition.softmax_after[2], ac.softmax(lab.scores + np.eye(8)[2] * -4.0)[2])
     assert lab.max_entropy == pytest.approx(3.0)
-    np.testing.assert_array_equal(lab.study.d_k, lessons.DK_STEPS)
+    np.testing.assert_array_equal(lab.study.d_k, lab_results.DK_STEPS)
     for scores, jac in ((lab.scores, lab.saturation.jacobian), (lab.scores * 100, lab.saturation.scaled_jacobian)):
         expected = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, 0), _t(scores)).numpy()
         np.testing.assert_allclose(jac, expected, atol=1e-15)
@@ -172,7 +172,7 @@ def test_softmax_lab_parts_and_jacobian():
         (lab.saturation.scaled_weights, lab.saturation.scaled_jacobian),
     ):
         assert np.abs(jac).max() == pytest.approx((p * (1 - p)).max())
-    lab = lessons.softmax_lab(seed=0, multiplier=100.0)  # the page's default: saturated at x100
+    lab = lab_results.softmax_lab(seed=0, multiplier=100.0)  # the page's default: saturated at x100
     w = lab.saturation.winner
     assert np.abs(lab.saturation.scaled_jacobian).max() < 0.01 * np.abs(lab.saturation.jacobian).max()
     assert lab.saturation.scaled_jacobian[w, w] < 1e-3 < lab.saturation.jacobian[w, w]
@@ -189,7 +189,7 @@ def _bits(p: np.ndarray) -> float:
 
 @pytest.mark.parametrize(("seed", "multiplier"), [(0, 100.0), (7, 0.1), (3, 2.0), (42, 100.0)])
 def test_softmax_lab_saturation_by_its_formulas(seed, multiplier):
-    lab = lessons.softmax_lab(n_scores=8, seed=seed, multiplier=multiplier)
+    lab = lab_results.softmax_lab(n_scores=8, seed=seed, multiplier=multiplier)
     sat = lab.saturation
     np.testing.assert_array_equal(lab.scores, ex.random_scores(8, seed=seed))
     np.testing.assert_array_equal(sat.scores, lab.scores)
@@ -206,10 +206,10 @@ def test_softmax_lab_saturation_by_its_formulas(seed, multiplier):
 def test_softmax_lab_dk_study_for_each_T_and_seed(T, dk_seed):
     """The study is the d_k experiment for these T and seed (not a cached one for others), and
     shows what the page says: Var(q.k) grows like d_k, dividing by sqrt(d_k) keeps it near 1."""
-    lab = lessons.softmax_lab(T=T, dk_seed=dk_seed)
+    lab = lab_results.softmax_lab(T=T, dk_seed=dk_seed)
     study = lab.study
-    direct = ex.dk_study(list(lessons.DK_STEPS), T=T, seed=dk_seed)
-    np.testing.assert_array_equal(study.d_k, lessons.DK_STEPS)
+    direct = ex.dk_study(list(lab_results.DK_STEPS), T=T, seed=dk_seed)
+    np.testing.assert_array_equal(study.d_k, lab_results.DK_STEPS)
     assert study.d_k[0] == 1 and study.d_k[-1] == 512 and np.all(np.diff(study.d_k) > 0)
     for name in ("var_unscaled", "var_scaled", "entropy_unscaled", "entropy_scaled"):
         np.testing.assert_allclose(getattr(study, name), getattr(direct, name), rtol=1e-12, err_msg=name)
@@ -225,7 +225,7 @@ def test_softmax_lab_dk_study_for_each_T_and_seed(T, dk_seed):
 
 @pytest.mark.parametrize(("index", "delta"), [(0, 3.0), (5, 20.0), (7, -10.0), (2, 0.0), (2, -4.0)])
 def test_softmax_lab_competition_by_its_formulas(index, delta):
-    lab = lessons.softmax_lab(seed=0, index=index, delta=delta)
+    lab = lab_results.softmax_lab(seed=0, index=index, delta=delta)
     comp = lab.competition
     scores = ex.random_scores(8, seed=0)
     raised = scores.copy()

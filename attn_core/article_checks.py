@@ -1,4 +1,6 @@
-"""The reference articles' hand examples, redone with the engine: one call for the page
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+The reference articles' hand examples, redone with the engine: one call for the page
 "The articles, checked".
 
 Each part holds what the article wrote (``ARTICLE_*``: quoted, never used as a result) and
@@ -409,7 +411,7 @@ def winner_check(scale: float = 3.0, *, d_k: int = 64, T: int = 8, rows: int = 2
     """
     if not (math.isfinite(scale) and 0 < scale <= 10):
         raise ValueError(f"scale must be in (0, 10], got {scale}")
-    scores = random_scores(8, seed=0)  # the softmax lab's defaults: attn_core.lessons.softmax_lab()
+    scores = random_scores(8, seed=0)  # the softmax lab's defaults: attn_core.lab_results.softmax_lab()
     raw = _learned_rows(scale, d_k, T, rows, seed)
     scaled = raw / math.sqrt(d_k)
     weights = softmax(scaled)

@@ -1,4 +1,4 @@
-"""attn_core.decoder: the NumPy pass equals the torch model it was trained as, the shipped
+"""attn_core.trained_decoder: the NumPy pass equals the torch model it was trained as, the shipped
 weights hold an induction head, every head is a Step-by-step source, and any text is safe."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import attn_core as ac
-from attn_core import decoder as dec
+from attn_core import trained_decoder as dec
 from attn_core import walkthrough as wt
 from tests.conftest import ROOT
 from tests.hostile_corpus import HOSTILE
@@ -35,7 +35,7 @@ def repeated_ids(decoder: dec.Decoder, seed: int, replace: bool) -> np.ndarray:
 
 def test_numpy_pass_equals_the_torch_model(decoder):
     torch = pytest.importorskip("torch")
-    from attn_core.train_decoder import TinyDecoder
+    from attn_core.models.train_decoder import TinyDecoder
 
     with np.load(dec.default_decoder_dir() / "weights.npz") as npz:
         model = TinyDecoder.from_arrays({name: npz[name] for name in npz.files}, dtype=torch.float64)
@@ -102,7 +102,7 @@ def test_shipped_files_are_what_the_training_script_wrote(decoder):
     """The training script's own held-out evaluation (its seed, batch and period) on the
     shipped weights gives the last entry of training.json: the files belong together."""
     torch = pytest.importorskip("torch")
-    from attn_core import train_decoder as td
+    from attn_core.models import train_decoder as td
 
     record = json.loads((dec.default_decoder_dir() / "training.json").read_text())
     config = decoder.config
@@ -183,7 +183,17 @@ def test_scores_read_the_right_diagonals(decoder):
 
 def _train(out) -> dict[str, np.ndarray]:
     subprocess.run(
-        [sys.executable, "-m", "attn_core.train_decoder", "--steps", "3", "--eval-every", "2", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "attn_core.models.train_decoder",
+            "--steps",
+            "3",
+            "--eval-every",
+            "2",
+            "--out",
+            str(out),
+        ],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -211,7 +221,7 @@ def test_training_script_runs_and_is_deterministic(tmp_path):
 
 
 def test_importing_the_decoder_does_not_import_torch():
-    code = "import sys, attn_core.decoder; print('torch' in sys.modules)"
+    code = "import sys, attn_core.trained_decoder; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
     assert done.stdout.strip() == "False"
 

@@ -1,4 +1,6 @@
-"""Plotly figures for the real-model page: head view, model view, neuron view, summaries.
+"""Plotly layer: imports plotly, numpy, the standard library and attn_core's NumPy and figure modules.
+
+Plotly figures for the real-model page: head view, model view, neuron view, summaries.
 
 NumPy arrays in, figures out; no torch, no Streamlit. Token labels go through
 ``figures.safe_label``. Payloads stay small: arrays are float32 (base64 in the JSON),
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from attn_core.figures import (
+from . import (
     FONT_SIZE,
     HALF_WIDTH_PX,
     Labels,

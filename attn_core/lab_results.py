@@ -1,4 +1,6 @@
-"""One call per lesson page: each function runs everything its page shows and returns one
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+One call per lesson page: each function runs everything its page shows and returns one
 frozen result, so the page (and its test) only lays the numbers out.
 
 Step by step has ``walkthrough.lesson``; the real model has ``models``. NumPy only.

@@ -1,4 +1,6 @@
-"""Plotly builders for the pages "The articles, checked" and "Attention in a transformer".
+"""Plotly layer: imports plotly, numpy, the standard library and attn_core's NumPy and figure modules.
+
+Plotly builders for the pages "The articles, checked" and "Attention in a transformer".
 
 Results in, figures out; no maths and no Streamlit. Built with ``figures._figure`` from plain
 dicts, with the shared colour scales, font sizes and label escaping of ``attn_core.figures``.
@@ -12,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import (
+from . import (
     FONT_SIZE,
     HALF_WIDTH_PX,
     _auto_height,

@@ -1,4 +1,6 @@
-"""Plotly builders for the lab pages (softmax lab, multi-head, cross-attention, masks).
+"""Plotly layer: imports plotly, numpy, the standard library and attn_core's NumPy and figure modules.
+
+Plotly builders for the lab pages (softmax lab, multi-head, cross-attention, masks).
 
 Results in, figures out; no maths and no Streamlit. Shared pieces (colour scales, font
 size, label escaping, heatmap, line_chart) come from ``attn_core.figures``, and every figure is
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import FONT_SIZE, _figure, _lines, heatmap, token_labels
+from . import FONT_SIZE, _figure, _lines, heatmap, token_labels
 
 __all__ = [
     "concat_labels",

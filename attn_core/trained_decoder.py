@@ -1,4 +1,6 @@
-"""A tiny trained decoder (causal, GPT-style) of our own, run in NumPy.
+"""NumPy layer: imports numpy, the standard library and attn_core's other NumPy modules only.
+
+A tiny trained decoder (causal, GPT-style) of our own, run in NumPy.
 
 The model: 2 layers of 4 causal attention heads each, d_model = 64, d_k = d_v = 16,
 attention-only (no MLP, no LayerNorm, no biases inside the heads), token embeddings plus
@@ -10,7 +12,7 @@ the engine's sinusoidal positions, and a linear unembedding with a bias:
 
 Each head is ``engine.attention_steps(x_l, w_q, w_k, w_v, mask="causal")`` with
 ``x_l = run.layer_inputs[l]``, so any head is a plain Step-by-step source. Trained on
-random word sequences that repeat earlier stretches (``python -m attn_core.train_decoder``),
+random word sequences that repeat earlier stretches (``python -m attn_core.models.train_decoder``),
 it forms an induction head in layer 2: on a repeat it looks from each word to the word that
 followed that word's earlier occurrence, and predicts it.
 
@@ -149,7 +151,7 @@ def load_decoder(path: str | Path | None = None) -> Decoder:
     Raises DecoderLoadError when a file is missing, unreadable or has the wrong shapes.
     """
     folder = default_decoder_dir() if path is None else Path(path)
-    retrain = "Rebuild them with: python -m attn_core.train_decoder"
+    retrain = "Rebuild them with: python -m attn_core.models.train_decoder"
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         with np.load(folder / "weights.npz", allow_pickle=False) as npz:

@@ -1,9 +1,11 @@
-"""Train the tiny decoder that ``attn_core.decoder`` runs, and write assets/decoder/.
+"""torch layer: imports torch, transformers, numpy, the standard library and attn_core's NumPy modules.
 
-    python -m attn_core.train_decoder [--out DIR] [--steps N] [--seed S]
+Train the tiny decoder that ``attn_core.trained_decoder`` runs, and write assets/decoder/.
+
+    python -m attn_core.models.train_decoder [--out DIR] [--steps N] [--seed S]
 
 Torch on the CPU, one thread (THREADS), fixed seeds and deterministic algorithms: the same
-command gives the same weights. The model is the one ``attn_core.decoder`` documents (2 layers x
+command gives the same weights. The model is the one ``attn_core.trained_decoder`` documents (2 layers x
 4 heads, d_model 64, d_k 16, attention-only, sinusoidal positions, no LayerNorm); its
 parameters have the NumPy shapes of weights.npz, so saving is a plain copy.
 
@@ -28,8 +30,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .decoder import MAX_TOKENS, VOCAB, default_decoder_dir, weight_shapes
-from .engine import positional_encoding
+from ..engine import positional_encoding
+from ..trained_decoder import MAX_TOKENS, VOCAB, default_decoder_dir, weight_shapes
 
 SEED = 0
 STEPS = 5000
@@ -85,7 +87,7 @@ def eval_batch(seed: int) -> np.ndarray:
 
 
 class TinyDecoder(nn.Module):
-    """The torch twin of ``attn_core.decoder.run``: parameters named and shaped as in weights.npz."""
+    """The torch twin of ``attn_core.trained_decoder.run``: parameters named and shaped as in weights.npz."""
 
     def __init__(
         self,

@@ -1,4 +1,6 @@
-"""Plotly figure builders: engine results in, figures out. No maths, no Streamlit.
+"""Plotly layer: imports plotly, numpy, the standard library and attn_core's NumPy and figure modules.
+
+Plotly figure builders: engine results in, figures out. No maths, no Streamlit.
 
 Every label that can hold user text goes through ``safe_label`` so it is shown
 literally: Plotly renders a small HTML subset (<b>, <a href>, <br>) and treats
@@ -123,7 +125,7 @@ def _fixed_axes(
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
     """A Figure from plain dicts, without Plotly's per-property validation and without a
     template (Plotly.py would add its default one, which ui.charts.browser_figure drops again).
-    Every builder here, in lab_figures and in model_figures makes its figure with this, and
+    Every builder here, in figures.lab, figures.real_model and figures.context makes its figure with this, and
     only with this: no go.Heatmap, no add_trace or update_layout after the fact.
 
     Validation was most of a rerun's server time (~8 ms a heatmap), adding the template
@@ -272,7 +274,7 @@ def heatmap(
     width decides whether the column labels lie flat or turn 45 degrees. ``show_scale``
     False leaves out the colour bar. ``marks`` (rows, cols) bool names the cells that get
     the "×" when values are not printed: the -inf cells when None (a 0/1 mask passes its
-    forbidden cells, lab_figures.mask_heatmap).
+    forbidden cells, figures.lab.mask_heatmap).
     """
     lab = Labels(**labels)
     title, row_title, col_title, value_name, fmt = lab.title, lab.row_title, lab.col_title, lab.value_name, lab.fmt
@@ -485,7 +487,7 @@ def line_chart(
 def _lines(
     x: np.ndarray, series: dict[str, np.ndarray], *, title: str, x_title: str, y_title: str, log_y: bool, height: int
 ) -> tuple[list[dict], dict]:
-    """line_chart's traces and layout, for builders that add to them (lab_figures.log_x_lines)."""
+    """line_chart's traces and layout, for builders that add to them (figures.lab.log_x_lines)."""
     traces = [
         dict(type="scatter", x=np.asarray(x), y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name)
         for name, y in series.items()

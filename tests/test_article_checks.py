@@ -1,4 +1,4 @@
-"""The page "The articles, checked": attn_core.articles against plain arithmetic and torch, and
+"""The page "The articles, checked": attn_core.article_checks against plain arithmetic and torch, and
 the page (AppTest) against the numbers it claims."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import torch.nn.functional as F
 from numpy.testing import assert_allclose, assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from attn_core import articles as ar
+from attn_core import article_checks as ar
 from attn_core import experiments as ex
-from attn_core import lessons
+from attn_core import lab_results
 from tests.figdata import decode, figure_by_title, z_matrix
 from tests.hostile_corpus import HOSTILE
 
@@ -190,12 +190,12 @@ def test_the_conventions_equation_keeps_x_i_a_row():
 def test_softmax_lab_entropy_at_m1_is_about_2_4_of_3_bits():
     w = ar.winner_check()
     scores = ex.random_scores(8, seed=0)
-    assert_array_equal(w.lab.scores, lessons.softmax_lab().scores)
+    assert_array_equal(w.lab.scores, lab_results.softmax_lab().scores)
     p = np.exp(scores - scores.max())
     p /= p.sum()
     bits = -sum(x * math.log2(x) for x in p)
     assert w.lab.entropy == pytest.approx(bits, abs=1e-12)
-    assert w.lab.entropy == pytest.approx(lessons.softmax_lab().saturation.entropy)
+    assert w.lab.entropy == pytest.approx(lab_results.softmax_lab().saturation.entropy)
     assert 2.35 < w.lab.entropy < 2.45 and w.max_entropy == 3.0
 
 
