@@ -10,6 +10,9 @@
 // And for every "Show as table" table (st.table): the box it scrolls in, when it is wider or
 // taller than its column, can be focused with Tab and scrolled with the arrow keys, and is
 // named after its chart (WCAG 2.1.1; axe-core's scrollable-region-focusable).
+// And what the server cannot know, since it never sees the browser's width: every heatmap's
+// cell numbers and every chart title are fitted to the chart as drawn (see fitChart), and a
+// formula wider than its column is drawn smaller (see fitFormula).
 export default function () {
   if (window.__chartTools) return;
   window.__chartTools = true;
@@ -89,11 +92,211 @@ export default function () {
     if (box.getAttribute('aria-label') !== name) box.setAttribute('aria-label', name);
   };
 
+  // --- Fitting. The server sizes every chart for a nominal width; the browser draws it at the
+  // width it has: a phone's 390 px, a third of a projector, the sidebar open or not. After every
+  // draw (this runs on the DOM changes a draw makes), nothing is redrawn: the drawn text itself
+  // is resized, rounded or emptied, so a chart is still drawn once per change.
+  const MIN_CELL_PX = 9; // a cell's number is never smaller: fewer digits, then none
+  const MIN_NOTE_PX = 12; // the note a chart gets when its numbers are rounded or left out
+  const CELL_PAD = 2; // px kept free between a number and its cell's edges
+  const GLYPH_H = 1.31; // the height of a line of text, in em, as the browser boxes it
+  const BASELINE = 0.35; // Plotly puts a cell number's baseline 0.35 em below the cell's centre
+  const LINE_H = 1.2; // the spacing of a wrapped title's lines, in em
+  const measure = document.createElement('canvas').getContext('2d');
+
+  const textWidth = (text, style, px) => {
+    measure.font = `${style.fontWeight || 'normal'} ${px}px ${style.fontFamily || 'sans-serif'}`;
+    return measure.measureText(text).width;
+  };
+
+  // "−1.48" -> "−1.5", one decimal at least (a "0" for 0.04 would say too little); anything else
+  // (−∞, "1.2e+03", a blank) stays as it is.
+  const shorter = (text) => {
+    const m = /^([−-]?)(\d+)\.(\d\d+)$/.exec(text);
+    if (!m) return text;
+    const sign = m[1];
+    const digits = m[3].length - 1;
+    const value = Number(`${m[2]}.${m[3]}`).toFixed(digits);
+    return Number(value) === 0 ? value : sign + value;
+  };
+
+  // Set a numeric attribute only when it differs: every write here is a DOM change this script
+  // itself observes, so writing the same value again would never let the page settle.
+  const setNumber = (el, name, value) => {
+    if (!(Math.abs(parseFloat(el.getAttribute(name)) - value) <= 0.01)) el.setAttribute(name, value);
+  };
+
+  const axisOf = (full, name, letter) => full[`${letter}axis${(name || letter).slice(1)}`];
+
+  // One heatmap trace's numbers (Plotly's g.hm, whose data names its trace), fitted to its cells:
+  // the font shrinks (not under MIN_CELL_PX), then numbers lose digits, then they are left out
+  // ("−∞" becomes "×"). Returns what the chart must say: '' (all shown as sent), 'rounded' or 'blank'.
+  const fitCells = (full, group) => {
+    const labels = Array.from(group.querySelectorAll('.heatmap-label text'));
+    const trace = group.__data__ && group.__data__[0] && group.__data__[0].trace;
+    if (!labels.length || !trace) return '';
+    const xa = axisOf(full, trace.xaxis, 'x');
+    const ya = axisOf(full, trace.yaxis, 'y');
+    if (!xa || !ya || !xa._length || !ya._length) return '';
+    const cellW = xa._length / Math.abs(xa.range[1] - xa.range[0]); // each cell is one unit wide
+    const cellH = ya._length / Math.abs(ya.range[1] - ya.range[0]);
+    const data = labels.map((t) => t.__data__ || t.parentNode.__data__ || {});
+    const sent = data.map((d, i) => (d.t !== undefined ? String(d.t) : labels[i].textContent));
+    const style = labels[0].style;
+    const base = (trace.textfont && trace.textfont.size) || parseFloat(style.fontSize) || 12;
+    const sizeFor = (texts) => {
+      const widest = Math.max(0, ...texts.map((t) => textWidth(t, style, base)));
+      const byWidth = widest > 0 ? ((cellW - 2 * CELL_PAD) * base) / widest : base;
+      const byHeight = (cellH - 2 * CELL_PAD) / GLYPH_H;
+      return Math.min(base, Math.floor(Math.min(byWidth, byHeight) * 2) / 2);
+    };
+    let texts = sent;
+    let size = sizeFor(texts);
+    let how = '';
+    while (size < MIN_CELL_PX) {
+      const fewer = texts.map(shorter);
+      if (fewer.every((t, i) => t === texts[i])) break;
+      texts = fewer;
+      size = sizeFor(texts);
+      how = 'rounded';
+    }
+    if (size < MIN_CELL_PX) {
+      texts = sent.map((t) => (t === '−∞' ? '×' : ''));
+      size = sizeFor(texts.filter((t) => t));
+      if (size < MIN_CELL_PX) texts = texts.map(() => '');
+      how = 'blank';
+    }
+    labels.forEach((label, i) => {
+      if (label.textContent !== texts[i]) label.textContent = texts[i];
+      const px = `${size}px`;
+      if (label.style.fontSize !== px) label.style.fontSize = px;
+      const y = data[i].y + BASELINE * size;
+      if (Number.isFinite(y)) setNumber(label, 'y', y);
+    });
+    return how;
+  };
+
+  const NOTES = {
+    rounded: 'Numbers rounded to fit: hover a cell for more digits.',
+    blank: 'Numbers left out at this width: hover a cell for its value.',
+  };
+
+  const words = (text) => text.split(/\s+/).filter((w) => w);
+
+  const wrap = (text, style, px, width) => {
+    const lines = [];
+    for (const word of words(text)) {
+      const last = lines.length ? `${lines[lines.length - 1]} ${word}` : null;
+      if (last !== null && textWidth(last, style, px) <= width) lines[lines.length - 1] = last;
+      else lines.push(word);
+    }
+    return lines;
+  };
+
+  // The title, wrapped onto as many lines as the chart's width needs, and under it the note,
+  // both inside the top margin (the title's font shrinks, down to MIN_NOTE_PX, where they would
+  // not fit). A title that fits on one line, with no note, is left exactly as Plotly drew it.
+  const fitTitle = (plot, full, note) => {
+    const title = plot.querySelector('.g-gtitle text.gtitle');
+    const layer = plot.querySelector('.infolayer');
+    let old = plot.querySelector('text.chart-fit-note');
+    if (!note && old) old.remove();
+    if (!title && !note) return;
+    const style = title ? title.style : { fontFamily: '"Source Sans", sans-serif' };
+    const fitted = title && title.querySelector('tspan[data-fit]');
+    const text = title ? (fitted ? title.dataset.fitText : title.textContent) : '';
+    const base = title ? parseFloat(title.dataset.fitPx || style.fontSize) || 16 : 0;
+    const x = title ? parseFloat(title.getAttribute('x')) || 0 : 2;
+    const width = full.width - x - 4;
+    const room = (full.margin && full.margin.t) || 40;
+    const notePx = note ? Math.max(MIN_NOTE_PX, Math.round(base * 0.75)) : 0;
+    const noteH = note ? notePx * GLYPH_H : 0;
+    let px = base;
+    let lines = title ? wrap(text, style, px, width) : [];
+    while (px > MIN_NOTE_PX && lines.length * px * LINE_H + noteH + 4 > room) {
+      px -= 1;
+      lines = wrap(text, style, px, width);
+    }
+    const top = Math.max(2, (room - lines.length * px * LINE_H - noteH) / 2);
+    if (title) {
+      const plain = lines.length <= 1 && px === base && !note;
+      if (plain && fitted) {
+        title.textContent = text; // back to one line (a wider chart after a resize)
+        title.style.fontSize = `${base}px`;
+        title.setAttribute('y', title.dataset.fitY);
+      } else if (!plain) {
+        if (!fitted) {
+          title.dataset.fitText = text;
+          title.dataset.fitPx = String(base);
+          title.dataset.fitY = title.getAttribute('y');
+        }
+        const y = top + px * 0.9;
+        const same = fitted && title.style.fontSize === `${px}px` && Math.abs(parseFloat(title.getAttribute('y')) - y) < 0.01
+          && Array.from(title.querySelectorAll('tspan[data-fit]')).map((t) => t.textContent).join('\n') === lines.join('\n');
+        if (!same) {
+          title.textContent = '';
+          title.style.fontSize = `${px}px`;
+          title.setAttribute('y', y);
+          lines.forEach((line, i) => {
+            const span = document.createElementNS('http://www.w3.org/2000/svg', 'tspan');
+            span.dataset.fit = '1';
+            span.setAttribute('x', x);
+            if (i) span.setAttribute('dy', `${LINE_H}em`);
+            span.textContent = line;
+            title.appendChild(span);
+          });
+        }
+      }
+    }
+    if (!note || !layer) return;
+    if (!old) {
+      old = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+      old.setAttribute('class', 'chart-fit-note');
+      layer.appendChild(old);
+    }
+    if (old.textContent !== note) old.textContent = note;
+    setNumber(old, 'x', x);
+    setNumber(old, 'y', top + lines.length * px * LINE_H + notePx * 0.95);
+    const font = `font-size: ${notePx}px; font-family: ${style.fontFamily || 'sans-serif'};`;
+    if (old.getAttribute('style') !== font) old.setAttribute('style', font);
+  };
+
+  const fitChart = (plot) => {
+    const full = plot._fullLayout;
+    if (!full || !full.width) return;
+    let how = '';
+    for (const group of plot.querySelectorAll('.heatmaplayer .hm')) {
+      const got = fitCells(full, group);
+      if (got === 'blank' || (got === 'rounded' && !how)) how = got;
+    }
+    fitTitle(plot, full, NOTES[how] || '');
+  };
+
+  // A display formula wider than its box is drawn smaller, down to 60 %, instead of being
+  // scrolled or cut: fitted again when its box changes width or KaTeX draws it anew.
+  const formulas = new WeakMap(); // box -> [the .katex it holds, the width it was fitted to]
+  const fitFormula = (box) => {
+    const katex = box.querySelector(':scope > .katex');
+    const width = box.clientWidth;
+    const seen = formulas.get(box);
+    if (!katex || !width || (seen && seen[0] === katex && seen[1] === width)) return;
+    formulas.set(box, [katex, width]);
+    if (katex.style.fontSize) katex.style.fontSize = '';
+    const ratio = width / box.scrollWidth;
+    if (ratio < 0.995) katex.style.fontSize = `${Math.max(0.6, ratio * 0.98).toFixed(3)}em`;
+  };
+  const formulaBoxes = new ResizeObserver((entries) => entries.forEach((e) => fitFormula(e.target)));
+
   const update = () => {
     for (const plot of document.querySelectorAll('.js-plotly-plot')) {
       label(plot);
       svgButton(plot);
       plot.querySelectorAll('.modebar-btn').forEach(keyboard);
+      fitChart(plot);
+    }
+    for (const box of document.querySelectorAll('[data-testid="stMain"] .katex-display')) {
+      if (!formulas.has(box)) formulaBoxes.observe(box); // its first report fits it
+      else fitFormula(box);
     }
     document.querySelectorAll('[data-testid="stTable"]').forEach(tableBox);
   };

@@ -51,8 +51,13 @@ LABEL_SLACK = 0.9  # column labels must not overlap at 90 % of that width (the w
 CELL_PAD_PX = 4  # room a printed value leaves in its cell
 # Drawn width of a character in ems: digits are narrower than letters, CJK wider (see _text_px).
 _CHAR_EM = {**dict.fromkeys("0123456789", 0.55), ".": 0.28, ",": 0.28, "-": 0.6, "\u2212": 0.6, "\u221e": 0.8}
-COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
-COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
+# A thin colour bar just right of the plot (6 px off its edge, not 2 % of its width), so that
+# on a phone the cells keep most of the width; the right margin holds it and its numbers.
+COLORBAR = dict(
+    thickness=10, x=1.0, xanchor="left", xpad=6, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6
+)
+COLORBAR_PX = 90  # the right margin for a colour bar whose numbers are not known (the widest case)
+TITLE_PX = 56  # a heatmap's top margin: room for its title on two lines, or one line and a note
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
 
 
@@ -178,6 +183,20 @@ def _colours(kind: str, mats: Sequence[np.ndarray] = (), zmax: float | None = No
     return colour
 
 
+def _colorbar_px(colour: dict) -> int:
+    """The right margin that holds COLORBAR and its numbers, for a trace's colour settings
+    (``_colours``): the bar, its gaps and about the widest tick label Plotly writes on it
+    ("0.8" for weights; "−0.5", "−50", "−500" or "−1.5k" for signed values)."""
+    low, high = (float(colour.get(k, colour.get("c" + k[1:], 0.0))) for k in ("zmin", "zmax"))
+    top = max(abs(low), abs(high))
+    if low >= 0 and top <= 1:
+        label = "0.8"
+    else:
+        label = "0.5" if top < 10 else "5" * len(str(int(top))) if top < 1000 else "1.5k"
+        label = ("\u2212" if low < 0 else "") + label
+    return int(COLORBAR["xpad"] + COLORBAR["thickness"] + 4 + _text_px(label) + 8)
+
+
 def _format_cell(value: float, fmt: str) -> str:
     if np.isneginf(value):
         return "\u2212\u221e"
@@ -289,13 +308,14 @@ def heatmap(
     shown = np.where(np.isfinite(z), z, np.nan)  # JSON has no inf: masked cells become gaps
     row_ticks, col_ticks = token_labels(rows), token_labels(cols)
     x_ticks, y_ticks = _ticks(col_ticks), _ticks(row_ticks)
+    colour = _colours(kind, [z], zmax)
+    right = _colorbar_px(colour) if show_scale else 16
     margin, x_fixed, y_fixed = _fixed_axes(
-        y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=50, width=width_px
+        y_ticks["ticktext"], x_ticks["ticktext"], row_title, col_title, top=TITLE_PX, right=right, width=width_px
     )
     if show_values is None:
         plot_px = width_px - margin["l"] - margin["r"]
         show_values = _values_fit([z], fmt, plot_px / max(n_cols, 1))
-    colour = _colours(kind, [z], zmax)
     marked = bool(marks.any()) and not show_values  # no "−∞" (or 0) printed: a "×" on each marked cell
 
     trace = dict(
@@ -402,8 +422,15 @@ def heatmap_panels(
     widths = widths / widths.sum() * (1.0 - PANEL_GAP * (len(mats) - 1))
     y_ticks = _ticks(row_ticks) if rows is not None else {}
     # Columns (and unlabelled rows) are numbered by Plotly; the widest number sets the margin.
+    colour = _colours("signed", mats, axis=True)
     margin, x_fixed, y_fixed = _fixed_axes(
-        y_ticks.get("ticktext", [str(n_rows - 1)]), ["00"], row_title, col_title, top=80, width=width_px
+        y_ticks.get("ticktext", [str(n_rows - 1)]),
+        ["00"],
+        row_title,
+        col_title,
+        top=80,
+        right=_colorbar_px(colour),
+        width=width_px,
     )
     if show_values is None:  # as in heatmap; ``width_px`` too
         cell_px = (
@@ -417,7 +444,7 @@ def heatmap_panels(
             font=dict(size=FONT_SIZE),
             height=(height or _auto_height(n_rows)) + margin["b"] - 10,
             margin=margin,
-            coloraxis=dict(**_colours("signed", mats, axis=True), colorbar=COLORBAR),
+            coloraxis=dict(**colour, colorbar=COLORBAR),
             yaxis=dict(
                 **y_ticks, **y_fixed, title=dict(text=row_title), autorange="reversed", showgrid=False, zeroline=False
             ),
