@@ -59,4 +59,7 @@ present.toggle()
 with st.sidebar:
     copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
-    page.run()
+    try:
+        page.run()
+    finally:
+        present.close()  # a presenter section's layout ends with the run

@@ -272,20 +272,29 @@ export default function () {
     fitTitle(plot, full, NOTES[how] || '');
   };
 
-  // A display formula wider than its box is drawn smaller, down to 60 %, instead of being
-  // scrolled or cut: fitted again when its box changes width or KaTeX draws it anew.
-  const formulas = new WeakMap(); // box -> [the .katex it holds, the width it was fitted to]
-  const fitFormula = (box) => {
-    const katex = box.querySelector(':scope > .katex');
-    const width = box.clientWidth;
-    const seen = formulas.get(box);
-    if (!katex || !width || (seen && seen[0] === katex && seen[1] === width)) return;
-    formulas.set(box, [katex, width]);
+  // A display formula wider than the element it is in is drawn smaller, down to 60 %, instead of
+  // being scrolled or cut: fitted again when that element changes width or KaTeX draws anew.
+  // (The formula's own box shrinks with it, so the width is the element's, not the box's.)
+  const formulas = new WeakMap(); // element -> [its .katex, the width and the fonts it was fitted with]
+  let fontsLoaded = 0; // KaTeX's fonts arrive after its first drawing, and widen it
+  const holderOf = (box) => box.closest('[data-testid="stElementContainer"]') || box.parentElement;
+  const fitFormula = (holder) => {
+    const box = holder.querySelector('.katex-display');
+    const katex = box && box.querySelector(':scope > .katex');
+    const width = holder.clientWidth;
+    const seen = formulas.get(holder);
+    if (!katex || !width || (seen && seen[0] === katex && seen[1] === width && seen[2] === fontsLoaded)) return;
+    formulas.set(holder, [katex, width, fontsLoaded]);
     if (katex.style.fontSize) katex.style.fontSize = '';
     const ratio = width / box.scrollWidth;
-    if (ratio < 0.995) katex.style.fontSize = `${Math.max(0.6, ratio * 0.98).toFixed(3)}em`;
+    const px = parseFloat(getComputedStyle(katex).fontSize);
+    if (ratio < 0.995) katex.style.fontSize = `${(px * Math.max(0.6, ratio * 0.98)).toFixed(1)}px`;
   };
-  const formulaBoxes = new ResizeObserver((entries) => entries.forEach((e) => fitFormula(e.target)));
+  const formulaHolders = new ResizeObserver((entries) => entries.forEach((e) => fitFormula(e.target)));
+  document.fonts.addEventListener('loadingdone', () => {
+    fontsLoaded += 1;
+    document.querySelectorAll('[data-testid="stMain"] .katex-display').forEach((box) => fitFormula(holderOf(box)));
+  });
 
   const update = () => {
     for (const plot of document.querySelectorAll('.js-plotly-plot')) {
@@ -295,8 +304,9 @@ export default function () {
       fitChart(plot);
     }
     for (const box of document.querySelectorAll('[data-testid="stMain"] .katex-display')) {
-      if (!formulas.has(box)) formulaBoxes.observe(box); // its first report fits it
-      else fitFormula(box);
+      const holder = holderOf(box);
+      if (!formulas.has(holder)) formulaHolders.observe(holder); // its first report fits it
+      else fitFormula(holder);
     }
     document.querySelectorAll('[data-testid="stTable"]').forEach(tableBox);
   };

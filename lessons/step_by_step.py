@@ -188,15 +188,15 @@ def _dims(n: int) -> list[str]:
     return fg.dim_labels(n, prefix="")
 
 
-def _matrix(name: str, z, title: str, rows: list[str], cols: list[str], **kwargs) -> None:
+def _matrix(key: str, z, title: str, rows: list[str], cols: list[str], **kwargs) -> None:
     """One labelled heatmap, as wide as the page, with a stable chart key and its table."""
-    show_heatmap(f"sbs_fig_{name}", z, rows=rows, cols=cols, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
+    show_heatmap(f"sbs_fig_{key}", z, rows=rows, cols=cols, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
 
 
-def _panels(name: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
+def _panels(key: str, panels: list, title: str, rows: list[str] | None, **kwargs) -> None:
     """Matrices that share their rows, side by side in one chart as wide as the page; their table
     puts the panels side by side too (columns "W_q 0", "W_q 1", ...)."""
-    show_panels(f"sbs_fig_{name}", panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
+    show_panels(f"sbs_fig_{key}", panels, rows=rows, title=title, width_px=fg.FULL_WIDTH_PX, **kwargs)
 
 
 def _factor_latex(lesson: wt.Lesson) -> str:
@@ -256,12 +256,15 @@ def spread_sentence(stats: wt.StepStats) -> str:
     return text + f" In this run std(S̃) = {stats.scaled_std:.2f}."
 
 
+IN_SIDEBAR = " in the sidebar" if present.on() else ""  # where presenter mode keeps the sentence box
+
+
 def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
     """What the page says about repeated words, from the run's own numbers."""
     if not stats.repeats:
         return (
             "This sentence repeats no word exactly. Case counts here: “The” and “the” are different words "
-            "with different vectors. Pick the example “the cat sat on the mat” to see an exact repeat."
+            f"with different vectors. Pick the example “the cat sat on the mat”{IN_SIDEBAR} to see an exact repeat."
         )
     token, where, identical = stats.repeats[0]
     places = " and ".join(str(n) for n in where)
@@ -320,7 +323,8 @@ present.intro(
     "token vectors X to the output Z. Change a setting in the sidebar and every number below is "
     "recomputed; the address bar keeps the settings, so you can copy it to share this exact view."
 )
-text = sentence_input(K("text"))
+with present.inputs():
+    text = sentence_input(K("text"))
 with st.sidebar:
     st.header("Settings")
     source_kind = st.radio(
@@ -502,7 +506,7 @@ if deck.section(1):
             )
             + f" Each row has d_model = {d_model} numbers."
         )
-        st.latex(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
+        present.formula(rf"X = H^{{({layer})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
     elif decoder_head:
         st.markdown(
             f"X is what layer {layer + 1} of the decoder receives: "
@@ -521,14 +525,14 @@ if deck.section(1):
             )
             + f" Each row has d_model = {d_model} numbers."
         )
-        st.latex(rf"X = x_{{{layer}}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
+        present.formula(rf"X = x_{{{layer}}} \in \mathbb{{R}}^{{{T} \times {d_model}}}")
     elif flags["pos"]:
         st.markdown(
             "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
             "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
             "position is added, so the same word at two places ends up with two different rows."
         )
-        st.latex(
+        present.formula(
             rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
         )
@@ -537,16 +541,17 @@ if deck.section(1):
             "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
             "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
         )
-        st.latex(
+        present.formula(
             rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
         )
     _matrix(
         "x",
         steps.x,
-        f"Step 2: X ({T}×{d_model})",
+        f"X ({T}×{d_model})",
         labels,
         _dims(d_model),
+        name="X",
         row_title="token",
         col_title="d_model dimension",
         show_values=T <= SMALL and d_model <= SMALL_WIDE,
@@ -560,7 +565,7 @@ if deck.section(2):
             f"The layer's three {d_model}×{d_model} matrices are split into {loaded.n_heads} heads of {d_k} columns "
             "each, and every head also has a bias vector b that is added after the multiplication."
         )
-        st.latex(
+        present.formula(
             rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
             rf"b_q,\ b_k,\ b_v \in \mathbb{{R}}^{{{d_k}}}"
         )
@@ -570,7 +575,7 @@ if deck.section(2):
             f"decoder, which has {decoder.n_heads} heads of {d_k} columns each in every layer."
             + ("" if biases else " Its heads have no biases.")
         )
-        st.latex(rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}")
+        present.formula(rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}")
     else:
         st.markdown(
             "A head owns three matrices that training would tune. Here they are random, as at the very start "
@@ -579,7 +584,7 @@ if deck.section(2):
             "their squares, which is their variance when their mean is 0). Each matrix turns a d_model "
             "vector into d_k numbers."
         )
-        st.latex(
+        present.formula(
             rf"W_q,\ W_k,\ W_v \in \mathbb{{R}}^{{{d_model} \times {d_k}}}, \qquad "
             rf"(W)_{{ab}} \sim \mathcal{{N}}\!\left(0, \tfrac{{1}}{{{d_model}}}\right)"
         )
@@ -587,7 +592,9 @@ if deck.section(2):
     small = d_model <= SMALL_WIDE and d_k <= SMALL_PANEL
     weights = [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)]
     axes = {"row_title": "d_model dimension", "col_title": "d_k dimension"}
-    _panels("w", weights, f"Step 3: W_q, W_k, W_v ({d_model}×{d_k} each)", None, show_values=small, **axes)
+    _panels(
+        "w", weights, f"W_q, W_k, W_v ({d_model}×{d_k} each)", None, show_values=small, name="W_q, W_k, W_v", **axes
+    )
 
 # Step 4 -------------------------------------------------------------------------------
 if deck.section(3):
@@ -596,11 +603,13 @@ if deck.section(3):
         "for), a key (what it can be found by) and a value (what it hands on when it is chosen)."
     )
     if biases:
-        st.latex(rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+        present.formula(
+            rf"Q = XW_q + b_q,\quad K = XW_k + b_k,\quad V = XW_v + b_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}"
+        )
     else:
-        st.latex(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
+        present.formula(rf"Q = XW_q,\quad K = XW_k,\quad V = XW_v \;\in \mathbb{{R}}^{{{T} \times {d_k}}}")
     qkv = [("Q", steps.q), ("K", steps.k), ("V", steps.v)]
-    _panels("qkv", qkv, f"Step 4: Q, K, V ({T}×{d_k} each)", labels, row_title="token", col_title="dimension")
+    _panels("qkv", qkv, f"Q, K, V ({T}×{d_k} each)", labels, row_title="token", col_title="dimension", name="Q, K, V")
 
 # Step 5 -------------------------------------------------------------------------------
 if deck.section(4):
@@ -608,7 +617,7 @@ if deck.section(4):
         "Row i compares token i's query with every key by a dot product: the more the two vectors point "
         "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
     )
-    st.latex(
+    present.formula(
         rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
         rf"\quad \operatorname{{std}}(S) = {wt.latex_num(stats.scores_std)}"
     )
@@ -618,9 +627,10 @@ if deck.section(4):
         _matrix(
             "scores",
             steps.scores,
-            "Step 5: scores QKᵀ",
+            f"S = QKᵀ ({T}×{T})",
             labels,
             labels,
+            name="Scores",
             row_title="query i",
             col_title="key j",
             value_name="score",
@@ -636,16 +646,19 @@ if deck.section(5):
         "Large scores push the softmax into picking a single token and leave training almost no gradient. "
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
     )
-    st.latex(_factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}")
+    present.formula(
+        _factor_latex(lesson) + rf", \quad \operatorname{{std}}(\tilde S) = {wt.latex_num(stats.scaled_std)}"
+    )
     if hidden:
         st.info(HIDDEN_SCORES)
     else:
         _matrix(
             "scaled",
             steps.scaled,
-            "Step 6: scaled scores",
+            f"S̃ ({T}×{T})",
             labels,
             labels,
+            name="Scaled scores",
             row_title="query i",
             col_title="key j",
             value_name="scaled score",
@@ -661,7 +674,7 @@ if deck.section(6):
             "training: the mask is what keeps token i from peeking at the words it must learn to predict. "
             "Forbidden cells become −∞ (grey, marked −∞), so the softmax gives them exactly zero weight."
         )
-        st.latex(
+        present.formula(
             r"M_{ij} = \begin{cases} \tilde s_{ij} & j \le i \\ -\infty & j > i \end{cases}"
             rf"\qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}"
         )
@@ -670,16 +683,17 @@ if deck.section(6):
             "No mask is on, so every token may look at every token, itself and later ones included, and "
             "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
         )
-        st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
+        present.formula(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
     if hidden:
         st.info(HIDDEN_SCORES)
     else:
         _matrix(
             "masked",
             steps.masked,
-            "Step 7: masked scores",
+            f"M ({T}×{T})",
             labels,
             labels,
+            name="Masked scores",
             row_title="query i",
             col_title="key j",
             value_name="masked score",
@@ -699,7 +713,7 @@ if deck.section(7):
         "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
         "masked score and divides by the row's total. Row i says how much token i takes from each token."
     )
-    st.latex(
+    present.formula(
         r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
         rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
     )
@@ -709,9 +723,10 @@ if deck.section(7):
         _matrix(
             "weights",
             steps.weights,
-            "Step 8: attention weights",
+            f"A = softmax(M) ({T}×{T})",
             labels,
             labels,
+            name="Attention weights",
             kind="weights",
             row_title="query i",
             col_title="key j",
@@ -732,16 +747,17 @@ if deck.section(8):
             "normalised, then passed through a feed-forward network before the next layer sees it."
         )
     )
-    st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
+    present.formula(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
         _matrix(
             "output",
             steps.output,
-            f"Step 9: output Z ({T}×{d_v})",
+            f"Z = AV ({T}×{d_v})",
             labels,
             _dims(d_v),
+            name="Output Z",
             row_title="token",
             col_title="dimension",
         )
@@ -800,7 +816,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
 
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
-    title = "Worked cell: row i of the attention weights"
+    title = f"Row {i} of A: how much query {i} takes from each key"
     show_bars(
         "sbs_fig_row",
         tokens,
@@ -816,10 +832,10 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
     )
 
 
-if deck.section(9):
+if deck.section(9, beside=0.6):  # on a projector the formulas need the width more than the chart
     st.markdown(
         "Pick a query token i and a key token j to see where one score, one weight and one output row "
-        "come from, with the real numbers of the matrices above."
+        "come from, with the real numbers of steps 4 to 9."
     )
     worked_cell(lesson, hidden, pick_query=not predict)
 

@@ -71,7 +71,7 @@ BOXES = {
     "step_by_step": Box(
         "step_by_step.py",
         "sbs_text",
-        ticks=(("Step 5: scores", "y"), ("Step 8: attention weights", "x")),
+        ticks=(("S = QKᵀ", "y"), ("A = softmax(M)", "x")),
         check=_step_by_step_is_the_engine,
     ),
     "softmax_lab": Box(

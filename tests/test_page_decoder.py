@@ -120,7 +120,7 @@ def test_a_decoder_head_on_step_by_step_is_the_models_own(decoder, torch_model, 
     )
     _, attentions = _torch_run(torch_model, decoder, words)
     np.testing.assert_allclose(
-        z_matrix(figure_by_title(at, "Step 8: attention weights")["data"][0]), attentions[layer, head], atol=1e-6
+        z_matrix(figure_by_title(at, "A = softmax(M)")["data"][0]), attentions[layer, head], atol=1e-6
     )
     assert at.toggle(key="sbs_causal").value is True and at.toggle(key="sbs_causal").disabled
     assert any("causal mask on because the head was trained with it" in s.value for s in at.success)
@@ -259,7 +259,7 @@ def test_step_by_step_decoder_warnings_and_vocabulary(decoder):
     assert [w.value for w in at.warning] == [
         f"The sentence has more than {MAX_TOKENS} tokens; only the first {MAX_TOKENS} are used."
     ]
-    assert z_matrix(figure_by_title(at, "Step 8: attention weights")["data"][0]).shape == (64, 64)
+    assert z_matrix(figure_by_title(at, "A = softmax(M)")["data"][0]).shape == (64, 64)
     at = _sbs(text=" ".join(f"w{n}" for n in range(25)))
     assert at.warning[0].value.endswith("“w19” and 5 more.")
 

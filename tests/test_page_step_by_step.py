@@ -59,6 +59,10 @@ def engine(**overrides):
     return tokens, w, steps
 
 
+# How each step's chart title starts: the matrix and its shape (the step's name is its heading).
+STEP_TITLES = {4: "Q, K, V (", 5: "S = QKᵀ (", 6: "S̃ (", 7: "M (", 8: "A = softmax(M) (", 9: "Z = AV ("}
+
+
 def trace_z(at: AppTest, title: str, name: str | None = None) -> np.ndarray:
     """z of the value trace of the figure titled ``title`` (the grey mask layer skipped)."""
     traces = [t for t in figure_by_title(at, title)["data"] if t.get("name") != "masked"]
@@ -70,14 +74,14 @@ def trace_z(at: AppTest, title: str, name: str | None = None) -> np.ndarray:
 
 def page_matrices(at: AppTest) -> dict[str, np.ndarray]:
     return {
-        "x": trace_z(at, "Step 2: X"),
-        **{n: trace_z(at, "Step 3: W_q, W_k, W_v", n) for n in ("W_q", "W_k", "W_v")},
-        **{n: trace_z(at, "Step 4: Q, K, V", n) for n in ("Q", "K", "V")},
-        "scores": trace_z(at, "Step 5: scores"),
-        "scaled": trace_z(at, "Step 6: scaled scores"),
-        "masked": trace_z(at, "Step 7: masked scores"),
-        "weights": trace_z(at, "Step 8: attention weights"),
-        "output": trace_z(at, "Step 9: output Z"),
+        "x": trace_z(at, "X ("),
+        **{n: trace_z(at, "W_q, W_k, W_v (", n) for n in ("W_q", "W_k", "W_v")},
+        **{n: trace_z(at, "Q, K, V (", n) for n in ("Q", "K", "V")},
+        "scores": trace_z(at, "S = QKᵀ"),
+        "scaled": trace_z(at, "S̃ ("),
+        "masked": trace_z(at, "M ("),
+        "weights": trace_z(at, "A = softmax(M)"),
+        "output": trace_z(at, "Z = AV"),
     }
 
 
@@ -101,7 +105,7 @@ def assert_matches_engine(at: AppTest, **overrides) -> dict[str, np.ndarray]:
     for name, want in expected.items():
         np.testing.assert_allclose(got[name], want, rtol=1e-12, atol=1e-12, err_msg=name)
     np.testing.assert_allclose(got["weights"].sum(axis=1), 1.0, rtol=1e-12)
-    fig = figure_by_title(at, "Step 8: attention weights")
+    fig = figure_by_title(at, "A = softmax(M)")
     assert fig["layout"]["yaxis"]["ticktext"] == [safe_label(t) for t in tokens]
     return got
 
@@ -135,9 +139,9 @@ def test_default_run_matches_the_engine_step_by_step():
     assert any(r"X = E + P \in \mathbb{R}^{7 \times 16}" in b for b in bodies)
     assert any(r"\sqrt{4}} = 0.5\,S" in b for b in bodies)
     # W matrices: d_model rows x d_k columns.
-    assert trace_z(at, "Step 3: W_q, W_k, W_v", "W_q").shape == (16, 4)
+    assert trace_z(at, "W_q, W_k, W_v (", "W_q").shape == (16, 4)
     # Values printed in the cells for a short sentence.
-    scores = next(t for t in figure_by_title(at, "Step 5: scores")["data"])
+    scores = next(t for t in figure_by_title(at, "S = QKᵀ")["data"])
     _tokens, _, steps = engine()
     assert scores["text"][2][1] == f"{steps.scores[2, 1]:.2f}"
 
@@ -145,16 +149,16 @@ def test_default_run_matches_the_engine_step_by_step():
 def test_repeated_words_stay_separate_rows_and_columns():
     at = run_page(text=TWO_THE)
     tokens, _, _steps = engine(text=TWO_THE)
-    for title in ("Step 2: X", "Step 5: scores", "Step 8: attention weights", "Step 9: output Z"):
+    for title in ("X (", "S = QKᵀ", "A = softmax(M)", "Z = AV"):
         ticks = figure_by_title(at, title)["layout"]["yaxis"]["ticktext"]
         assert len(ticks) == len(tokens) == 5 and ticks.count("the") == 2
-    cols = figure_by_title(at, "Step 8: attention weights")["layout"]["xaxis"]["ticktext"]
+    cols = figure_by_title(at, "A = softmax(M)")["layout"]["xaxis"]["ticktext"]
     assert cols.count("the") == 2
-    x = trace_z(at, "Step 2: X")
+    x = trace_z(at, "X (")
     assert not np.allclose(x[0], x[3])  # positions make the two "the" differ
     at.toggle(key="sbs_pos").set_value(False)
     rerun(at)
-    x = trace_z(at, "Step 2: X")
+    x = trace_z(at, "X (")
     np.testing.assert_allclose(x[0], x[3])  # without positions they are the same vector, still two rows
     assert x.shape[0] == 5
     assert_matches_engine(at, text=TWO_THE, pos=False)
@@ -195,15 +199,15 @@ def test_each_control_changes_the_charts_as_the_engine_says(name, change, overri
 def test_causal_mask_gives_null_cells_grey_minus_infinity_and_zero_weights():
     at = run_page(causal="1")
     tokens, _, _steps = engine(causal=True)
-    masked_fig = figure_by_title(at, "Step 7: masked scores")
-    masked = trace_z(at, "Step 7: masked scores")
+    masked_fig = figure_by_title(at, "M (")
+    masked = trace_z(at, "M (")
     allowed = ac.causal_mask(len(tokens))
     assert np.all(np.isnan(masked[~allowed])) and np.all(np.isfinite(masked[allowed]))
     grey = [t for t in masked_fig["data"] if t.get("name") == "masked"]
     assert len(grey) == 1 and np.array_equal(~np.isnan(z_matrix(grey[0])), ~allowed)
     text = next(t for t in masked_fig["data"] if t.get("name") != "masked")["text"]
     assert text[0][1] == "\u2212\u221e" and text[1][0] != "\u2212\u221e"
-    weights = trace_z(at, "Step 8: attention weights")
+    weights = trace_z(at, "A = softmax(M)")
     assert np.all(weights[~allowed] == 0.0)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-12)
     assert any(f"{int((~allowed).sum())} \\text{{ of }} {allowed.size}" in b for b in latex_bodies(at))
@@ -238,7 +242,7 @@ def test_worked_cell_writes_out_the_real_numbers():
     tail = z_block.split("&= ")[-1]
     for value in z_i:
         assert fmt2(value) in tail
-    bar = figure_by_title(at, "Worked cell: row i of the attention weights")
+    bar = figure_by_title(at, f"Row {i} of A: how much query {i} takes from each key")
     np.testing.assert_allclose(decode(bar["data"][0]["y"]), steps.weights[i], rtol=1e-12)
     assert any(c.value.startswith("Query i = 3:") for c in at.caption)
 
@@ -298,7 +302,7 @@ def test_hostile_text_is_shown_literally_everywhere():
     at.selectbox(key="sbs_i").set_value(0)  # "<"
     rerun(at)
     tokens = ac.tokenize(text)
-    ticks = figure_by_title(at, "Step 5: scores")["layout"]["yaxis"]["ticktext"]
+    ticks = figure_by_title(at, "S = QKᵀ")["layout"]["yaxis"]["ticktext"]
     assert "&lt;" in ticks and "script" in ticks and "$\u200b" in ticks
     for fig in figures(at):
         spec = json.dumps(fig, ensure_ascii=False)
@@ -318,11 +322,11 @@ def test_hostile_text_is_shown_literally_everywhere():
 def test_tags_in_one_token_are_escaped_in_tick_labels():
     text = "x<script>y"
     at = run_page(text=text)
-    ticks = figure_by_title(at, "Step 5: scores")["layout"]["yaxis"]["ticktext"]
+    ticks = figure_by_title(at, "S = QKᵀ")["layout"]["yaxis"]["ticktext"]
     tokens = ac.tokenize(text)
     assert "&lt;" in ticks and len(ticks) == len(tokens)
     assert all("<" not in t for t in ticks)
-    hover = next(t for t in figure_by_title(at, "Step 5: scores")["data"])["customdata"]
+    hover = next(t for t in figure_by_title(at, "S = QKᵀ")["data"])["customdata"]
     assert "<" not in json.dumps(hover)
 
 
@@ -330,7 +334,7 @@ def test_long_text_is_truncated_with_a_visible_note():
     text = " ".join(f"w{n}" for n in range(80))
     at = run_page(text=text)
     assert at.warning and "only the first 64" in at.warning[0].value
-    assert trace_z(at, "Step 8: attention weights").shape == (64, 64)
+    assert trace_z(at, "A = softmax(M)").shape == (64, 64)
     assert_matches_engine(at, text=text)
 
 
@@ -417,7 +421,7 @@ def test_the_spread_sentence_is_the_pages_own_x(query):
     every number is the page's own X (read back from its chart), and the parts add up as
     printed. Var(X) and std(S~) are the page's too, and the lesson is the one the page shows."""
     at = run_page(**query)
-    x = trace_z(at, "Step 2: X")
+    x = trace_z(at, "X (")
     tokens = ac.tokenize(query.get("text", PRESETS[0]), max_tokens=64)
     d_model, positions = int(query.get("d_model", 16)), query.get("pos", "1") == "1"
     lesson = wt.lesson(
@@ -443,7 +447,7 @@ def test_the_spread_sentence_is_the_pages_own_x(query):
         assert f"Var(X) in Step 2 is smaller, {np.var(x):.2f}, because the variance first subtracts the mean" in text
         assert f"the entries, {np.mean(x):.2f} here." in text
         assert any(rf"\operatorname{{Var}}(X) = {np.var(x):.2f}" in b for b in latex_bodies(at))
-    assert f"In this run std(S̃) = {np.std(trace_z(at, 'Step 6: scaled scores')):.2f}." in text
+    assert f"In this run std(S̃) = {np.std(trace_z(at, 'S̃ (')):.2f}." in text
     assert lesson.stats.x_mean_square == pytest.approx(np.mean(x**2))
 
 
@@ -524,9 +528,9 @@ def test_predict_first_hides_every_matrix_that_gives_the_answer_away():
     at.run()
     assert not at.exception
     titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
-    for hidden in ("Step 5", "Step 6", "Step 7", "Step 8", "Step 9"):
+    for hidden in (STEP_TITLES[n] for n in (5, 6, 7, 8, 9)):
         assert hidden not in titles, f"{hidden} is shown before the reveal"
-    assert "Step 4" in titles  # what does not give the answer away stays
+    assert STEP_TITLES[4] in titles  # what does not give the answer away stays
     tokens = tuple(ac.tokenize(at.text_input(key="sbs_text").value))
     source = wt.seeded_source(tokens, 16, 4, seed=0, positional=True)
     weights = wt.lesson(source, scale=True, multiplier=1.0, causal=False).steps.weights
@@ -534,7 +538,7 @@ def test_predict_first_hides_every_matrix_that_gives_the_answer_away():
     answer = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
     assert f"{weights[3].max():.3f}" in answer and tokens[int(weights[3].argmax())] in answer
     titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
-    for shown in ("Step 5", "Step 6", "Step 7", "Step 8"):
+    for shown in (STEP_TITLES[n] for n in (5, 6, 7, 8)):
         assert shown in titles, f"{shown} is still hidden after the reveal"
 
 

@@ -67,14 +67,14 @@ def test_a_real_head_shows_the_models_own_numbers(reference, layer, head):
     at = run_page(weights="real", layer=str(layer), head=str(head), text=TIRED)
     want = model_head(reference, TIRED, layer, head)
     assert tokens_shown(at) == want["tokens"]
-    np.testing.assert_allclose(trace_z(at, "Step 2: X"), want["x"], atol=1e-6)
+    np.testing.assert_allclose(trace_z(at, "X ("), want["x"], atol=1e-6)
     for name in ("Q", "K", "V"):
-        np.testing.assert_allclose(trace_z(at, "Step 4: Q, K, V", name), want[name.lower()], atol=1e-4)
-    weights = trace_z(at, "Step 8: attention weights")
+        np.testing.assert_allclose(trace_z(at, "Q, K, V (", name), want[name.lower()], atol=1e-4)
+    weights = trace_z(at, "A = softmax(M)")
     np.testing.assert_allclose(weights, want["weights"], atol=1e-4)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
     d_k = want["q"].shape[1]
-    np.testing.assert_allclose(trace_z(at, "Step 6: scaled scores"), want["q"] @ want["k"].T / np.sqrt(d_k), atol=1e-3)
+    np.testing.assert_allclose(trace_z(at, "S̃ ("), want["q"] @ want["k"].T / np.sqrt(d_k), atol=1e-3)
     assert f"{{{len(want['tokens'])} \\times {want['x'].shape[1]}}}" in " ".join(el.value for el in at.latex)
     assert any("b_q" in el.value for el in at.latex)  # the biases are in the formula
     (note,) = at.success
@@ -90,7 +90,7 @@ def test_switches_still_work_on_a_real_head(reference):
     at.toggle(key="sbs_causal").set_value(True)
     at.run()
     want = model_head(reference, CONGESTED, 3, 1)
-    weights = trace_z(at, "Step 8: attention weights")
+    weights = trace_z(at, "A = softmax(M)")
     assert np.all(np.triu(weights, k=1) == 0)
     scaled = want["q"] @ want["k"].T / np.sqrt(want["q"].shape[1])
     masked = np.where(np.tril(np.ones_like(scaled, dtype=bool)), scaled, -np.inf)
@@ -105,7 +105,7 @@ def test_the_suggested_head_shows_it_choosing_between_animal_and_street():
     rows = {}
     for name, text in (("tired", TIRED), ("congested", CONGESTED)):
         at = run_page(weights="real", layer="3", head="1", text=text)
-        tokens, weights = tokens_shown(at), trace_z(at, "Step 8: attention weights")
+        tokens, weights = tokens_shown(at), trace_z(at, "A = softmax(M)")
         row = weights[tokens.index("it")]
         rows[name] = (row[tokens.index("animal")], row[tokens.index("street")], tokens[int(row.argmax())])
         caption = next(c.value for c in at.sidebar.caption if "layer 3, head 1" in c.value)
@@ -139,7 +139,7 @@ def test_a_missing_model_falls_back_to_random_weights(monkeypatch, tmp_path):
     assert len(at.error) == 1 and "random weights instead" in at.error[0].value
     assert "Traceback" not in at.error[0].value
     assert figures(at) and not at.success  # the page goes on with the seeded weights
-    assert trace_z(at, "Step 2: X").shape == (7, 16)
+    assert trace_z(at, "X (").shape == (7, 16)
 
 
 def test_the_default_page_never_imports_torch():

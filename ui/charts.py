@@ -183,11 +183,15 @@ def _ready(
 
 
 def _send(fig: go.Figure, key: str, table: Table | None) -> None:
+    """The chart and its table controls, where the page is writing; in presenter mode on the
+    stage (ui.present), as tall as the room the stage leaves it."""
     name = table.name if table is not None else key
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": _slug(name), "scale": 2}}
-    st.plotly_chart(fig, key=key, config=config, width="stretch", theme=None)
+    height = "stretch" if present.fills_stage() else "content"
+    where = present.chart_area() or st
+    where.plotly_chart(fig, key=key, config=config, width="stretch", height=height, theme=None)
     if table is not None:
-        table_controls(table, key)
+        table_controls(table, key, where)
 
 
 def show_heatmap(
@@ -202,14 +206,16 @@ def show_heatmap(
     col_title: str = "column",
     focus_row: int | None = None,
     builder=None,
+    name: str = "",
     **kwargs,
 ) -> None:
     """A labelled heatmap (``attn_core.figures.heatmap``, or ``builder`` with the same call) shown
-    with its table: the one way the pages draw a matrix."""
+    with its table: the one way the pages draw a matrix. The table is called ``name``, else the
+    title without its step number and shape (``table_name``)."""
     from attn_core import figures as fg
 
     build = builder or fg.heatmap
-    table = Table(z, rows, cols, name=table_name(title), kind=kind, row_title=row_title, col_title=col_title)
+    table = Table(z, rows, cols, name=name or table_name(title), kind=kind, row_title=row_title, col_title=col_title)
     labels = dict(rows=rows, cols=cols, title=title, kind=kind, row_title=row_title, col_title=col_title)
     show_chart(key, build, z, table=table, focus_row=focus_row, **labels, **kwargs)
 
@@ -355,12 +361,12 @@ DOWNLOADS = (
 )
 
 
-def table_controls(table: Table, key: str) -> None:
+def table_controls(table: Table, key: str, where=st) -> None:
     """The "Show as table" switch and the CSV and .npy downloads of one chart's numbers, in a
-    row under the chart. One horizontal container, not three columns: a page of nine charts
+    row under the chart (in ``where``). One horizontal container, not three columns: a page of nine charts
     sends 27 blocks fewer per run (each costs the server time, and the browser a re-render)."""
     stem = _slug(table.name)
-    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    row = where.container(horizontal=True, vertical_alignment="center", gap="medium")
     shown = row.toggle("Show as table", key=f"{key}_table", help="The same numbers, with their labels")
     for label, ext, mime, data, what in DOWNLOADS:
         row.download_button(
@@ -374,7 +380,7 @@ def table_controls(table: Table, key: str) -> None:
             help=f"{table.name} {what}",
         )
     if shown:
-        st.table(_frame(table))
+        where.table(_frame(table))
 
 
 def _frame(table: Table):

@@ -11,7 +11,6 @@ import streamlit as st
 
 import attn_core as ac
 from attn_core.tables import number as num  # noqa: F401  (the pages' number format)
-from ui import present
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
@@ -72,8 +71,6 @@ def sentence_input(
         if st.session_state.get(preset_key):
             st.session_state[key] = st.session_state[preset_key]
 
-    if present.on():  # presenter mode: the projector's height goes to the step, not to the examples
-        return st.text_input(label, key=key, max_chars=MAX_CHARS) or ""
     st.selectbox(
         f"Examples for “{label}”" if label != "Sentence" else "Example sentences",
         presets,

@@ -4,14 +4,30 @@ a time with Back and Next.
 A toggle in the sidebar and ``?present=1`` in the URL switch it on. app.py calls ``start``
 before the page runs, so every page (and ui.charts, which draws charts 1.5 times larger)
 knows whether it is on.
+
+On a projector a section fits one screen (assets/present.css): Back, Next and the progress
+line are the section's one heading; the page's sentence box and settings wait in the sidebar
+(``inputs``, ``input_columns``: one click away); and the section is laid out on a *stage*
+whose height is the room left under the heading. Its charts fill the stage's chart area
+(``ui.charts`` draws them there at the stage's height), and everything else the section writes,
+its text, formulas and controls, goes beside them, or below them for a row of charts that needs
+the whole width (``Deck.section(..., beside=False)``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+# Streamlit's stack of ``with`` containers (internal, Streamlit 1.67): a section's text is sent
+# beside its charts by putting the stage's side area on it until the run ends (see _open).
+from streamlit.delta_generator_singletons import context_dg_stack
 
 from ui.state import Param, first_value
 
@@ -19,10 +35,13 @@ KEY = "present"
 PARAM = Param(KEY, False, "bool")
 CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
 CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
+NAV_KEY = "present_nav"  # Back, the progress line and Next: class st-key-present_nav (assets/present.css)
 
 
 def start() -> bool:
-    """Read ``?present=`` on the session's first run; returns whether presenter mode is on."""
+    """Read ``?present=`` on the session's first run; returns whether presenter mode is on.
+    Called at the start of every run: no stage is open yet."""
+    _RUN.stage = None
     if KEY not in st.session_state:
         st.session_state[KEY] = PARAM.parse(first_value(st.query_params.get_all(KEY)))
     return bool(st.session_state[KEY])
@@ -30,6 +49,121 @@ def start() -> bool:
 
 def on() -> bool:
     return bool(st.session_state.get(KEY, False))
+
+
+# --------------------------------------------------------------------------- the stage
+
+STAGE_KEY = "present_stage"  # the stage's container: class st-key-present_stage (assets/present.css)
+SIDE_SHARE = 0.34  # the side area's share of the width, beside the charts
+
+
+@dataclass
+class _Stage:
+    """This run's stage: ``charts`` (where ui.charts draws), ``side`` (entered for the rest of
+    the run, so a section's text lands there) and the chart columns made in ``charts``."""
+
+    charts: DeltaGenerator
+    side: DeltaGenerator
+    chart_blocks: list[DeltaGenerator] = field(default_factory=list)
+
+
+_RUN = threading.local()  # one script run at a time per thread; start() and close() reset it
+
+
+def _stage() -> _Stage | None:
+    return getattr(_RUN, "stage", None)
+
+
+def _top() -> DeltaGenerator | None:
+    stack = context_dg_stack.get()
+    return stack[-1] if stack else None
+
+
+def _open(beside: bool | float) -> None:
+    """Open the stage for the section being shown (presenter mode only): its charts on the
+    stage, the rest beside them (``beside``: True, or the side's share of the width) or below
+    them (False), until the run ends."""
+    close()
+    box = st.container(key=STAGE_KEY, border=False)
+    if beside:
+        share = SIDE_SHARE if beside is True else float(beside)
+        charts, side = box.columns([1 - share, share], gap="large")
+    else:
+        charts, side = box, st.container(key=f"{STAGE_KEY}_below", border=False)
+    side.__enter__()
+    _RUN.stage = _Stage(charts, side)
+
+
+def close() -> None:
+    """End this run's stage (app.py, once the page has run, whatever way it ended)."""
+    stage, _RUN.stage = _stage(), None
+    if stage is None:
+        return
+    stack = context_dg_stack.get()
+    for depth, dg in enumerate(stack):
+        if dg is stage.side:
+            context_dg_stack.set(stack[:depth])
+            return
+
+
+@contextmanager
+def stage(beside: bool | float = True) -> Iterator[None]:
+    """A stage for a page without sections (Home): inside the block, charts fill the room left
+    on the screen and the rest goes beside (or below) them. Outside presenter mode, nothing."""
+    if not on():
+        yield
+        return
+    _open(beside)
+    try:
+        yield
+    finally:
+        close()
+
+
+def chart_area() -> DeltaGenerator | None:
+    """Where a chart goes: the stage's chart area while the section writes beside it, else
+    None (where the page is writing)."""
+    stage = _stage()
+    return stage.charts if stage is not None and _top() is stage.side else None
+
+
+def fills_stage() -> bool:
+    """Whether a chart drawn now fills the stage's height (it is on the stage)."""
+    stage = _stage()
+    if stage is None:
+        return False
+    top = _top()
+    return top is stage.side or top is stage.charts or any(top is col for col in stage.chart_blocks)
+
+
+def chart_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
+    """Columns for charts side by side: ``st.columns``, made in the stage's chart area when
+    presenting, where the charts in them fill the stage's height."""
+    stage = _stage()
+    if stage is None:
+        return st.columns(spec, **kwargs)
+    columns = stage.charts.columns(spec, **kwargs)
+    stage.chart_blocks.extend(columns)
+    return columns
+
+
+def formula(tex: str) -> None:
+    """A section's formula (st.latex): in presenter mode above the section's charts, as wide as
+    they are, rather than beside them where it would have to shrink."""
+    (chart_area() or st).latex(tex)
+
+
+def inputs() -> DeltaGenerator:
+    """Where a page's sentence box and settings go: the sidebar in presenter mode (one click
+    away, and off the projector's height), else a container right here."""
+    return st.sidebar if on() else st.container()
+
+
+def input_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
+    """Columns for settings side by side; in presenter mode the sidebar, once per column."""
+    if on():
+        return [st.sidebar] * (spec if isinstance(spec, int) else len(spec))
+    return st.columns(spec, **kwargs)
 
 
 def toggle() -> None:
@@ -87,13 +221,19 @@ class Deck:
     def shows(self, index: int) -> bool:
         return not on() or index == self.current
 
-    def section(self, index: int, ready: bool = True) -> bool:
+    def section(self, index: int, ready: bool = True, *, beside: bool | float = True) -> bool:
         """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
         (as ``shows``). When it is, draws its heading: the subheader "Step 4 · Queries, keys and
         values" (the title alone for an extra past the counted ones), or with ``numbered`` the
-        header "4. Queries, keys and values"."""
+        header "4. Queries, keys and values". In presenter mode the progress line is the heading,
+        and the section is laid out on the stage: its charts first, the rest ``beside`` them
+        (True, or the side's share of the width; False: below them, for charts that need the whole
+        width)."""
         if not ready or not self.shows(index):
             return False
+        if on():
+            _open(beside)
+            return True
         title = self.titles[index]
         if self.numbered:
             st.header(f"{index + 1}. {title}")
@@ -116,7 +256,7 @@ class Deck:
             # outside presenter mode (the View radio), Streamlit drops it at the end of a run
             # without that widget, and Back or Next would then start from the first section.
             st.session_state[self.step_key] = self.values[k]
-        back, line, nxt = st.columns([1, 6, 1], vertical_alignment="center")
+        back, line, nxt = st.container(key=NAV_KEY).columns([1, 6, 1], vertical_alignment="center")
         back.button(
             "← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0, width="stretch"
         )
@@ -129,7 +269,7 @@ class Deck:
             width="stretch",
             type="primary",
         )
-        line.markdown(self.progress(k))
+        line.markdown(f"## {self.progress(k)}")  # the section's one heading
 
     def progress(self, k: int) -> str:
         """The progress line for section k, e.g. "**Step 4 of 9** · Queries, keys and values"."""

@@ -93,7 +93,7 @@ def sidebar(page) -> dict:
 
 def progress_lines(page) -> list[str]:
     """Presenter mode's progress line(s), e.g. ["Step 4 of 9 · Queries, keys and values"]."""
-    lines = page.locator(f"{MAIN} [data-testid='stMarkdownContainer'] p").filter(has_text=PROGRESS)
+    lines = page.locator(f"{MAIN} [data-testid='stMarkdownContainer'] :is(p, h2)").filter(has_text=PROGRESS)
     return [t.strip() for t in lines.all_inner_texts() if PROGRESS.match(t.strip())]
 
 

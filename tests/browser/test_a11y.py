@@ -397,7 +397,8 @@ def test_tab_reaches_every_control_in_order_with_visible_focus(browser, server) 
 
 
 def _weights_label(page) -> str:
-    return {c["title"]: c["label"] for c in chart_names(page)}["Step 8: attention weights"]
+    T = len(ac.tokenize(SBS_TEXT))
+    return {c["title"]: c["label"] for c in chart_names(page)}[f"A = softmax(M) ({T}×{T})"]
 
 
 def _says_argmax(label: str, tokens: list[str], weights: np.ndarray, i: int) -> str | None:
@@ -440,7 +441,8 @@ def test_weights_chart_speaks_the_engines_numbers_and_the_pickers_work_from_the_
         assert table["cols"] == ["query i", *labels] and [r[0] for r in table["rows"]] == labels
         shown = np.array([[float(x) for x in r[1:]] for r in table["rows"]])
         np.testing.assert_allclose(shown, weights, atol=5e-4)  # printed with 3 decimals
-        assert table["region"][1] == "Table: Step 8: attention weights"
+        T = len(tokens)
+        assert table["region"][1] == f"Table: A = softmax(M) ({T}×{T})"
     finally:
         _close(context, watch)
 

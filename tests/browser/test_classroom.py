@@ -56,7 +56,7 @@ pytestmark = pytest.mark.browser
 SENTENCE = "The cat sat on the mat."  # Step by step's default sentence
 TOKENS = tuple(attn_core.tokenize(SENTENCE))  # The cat sat on the mat .
 PLAIN_TICK_PX = 13.0  # Plotly's tick labels outside presenter mode
-WEIGHTS_TITLE = "Step 8: attention weights"
+WEIGHTS_TITLE = f"A = softmax(M) ({len(TOKENS)}×{len(TOKENS)})"  # Step 8's chart
 WEIGHTS = "query \\ key"  # the corner cell of every attention chart's CSV
 # The first chart's drawn width against its box, and the right edge of its drawing.
 FIT_JS = """
@@ -155,14 +155,14 @@ def test_presenter_mode_shows_one_step_at_a_time(page, watch, app) -> None:
     assert page.get_by_test_id("stExpandSidebarButton").is_visible()
     assert progress_lines(page) == ["Step 1 of 9 · Tokens"]
     assert chart_boxes(page) == 0, "step 1 (the tokens) has no chart"
-    assert subheaders(page, "Step ") == ["Step 1 · Tokens"]
+    assert subheaders(page, "Step ") == [], "the progress line is the section's one heading"
     assert main_button(page, "← Back").is_disabled()
 
     step2 = "Step 2 of 9 · X, one vector per token"
     click(page, main_button(page, "Next →"), shows_progress(page, step2), step2)
     assert query(page.url).get("step") == ["2"] and query(page.url).get("present") == ["1"]
-    assert subheaders(page, "Step ") == ["Step 2 · X, one vector per token"]
-    assert chart_boxes(page) == 1 and chart_titles(page) == [f"Step 2: X ({len(TOKENS)}×16)"]
+    assert subheaders(page, "Step ") == []
+    assert chart_boxes(page) == 1 and chart_titles(page) == [f"X ({len(TOKENS)}×16)"]
     presented = tick_labels(page)[0]
     assert [t for t, _ in presented] == [str(n) for n in range(16)]
     fit = page.evaluate(FIT_JS)
@@ -176,7 +176,7 @@ def test_presenter_mode_shows_one_step_at_a_time(page, watch, app) -> None:
 
     open_app(page, app.url, "step-by-step?present=1&step=8")  # a link straight to one step
     assert progress_lines(page) == ["Step 8 of 9 · Attention weights (softmax)"]
-    assert subheaders(page, "Step ") == ["Step 8 · Attention weights (softmax)"]
+    assert subheaders(page, "Step ") == []
     assert chart_boxes(page) == 1 and chart_titles(page) == [WEIGHTS_TITLE]
     assert np.allclose(chart_z(page, WEIGHTS_TITLE), sbs_lesson().steps.weights, rtol=0, atol=1e-12)
     assert paragraph_px(page, "The softmax turns") >= PRESENT_PX
@@ -227,7 +227,7 @@ def test_predict_then_reveal_step_by_step(page, watch, request, theme: str, righ
     off = abs(0.6 - weights[best])
 
     titles = chart_titles(page)
-    assert WEIGHTS_TITLE not in titles and not [t for t in titles if t.startswith("Step 9")], titles
+    assert WEIGHTS_TITLE not in titles and not [t for t in titles if t.startswith("Z = AV")], titles
     assert page.evaluate(WIDGET_VALUE_JS, "Predict first") is True
     assert page.evaluate(WIDGET_VALUE_JS, "Query token to predict for") == option(3)
     assert not answers(page) and not score_lines(page)
@@ -390,7 +390,7 @@ def default_view(browser, server):
 def test_without_presenter_mode_text_has_its_usual_size(default_view) -> None:
     page, _ = default_view
     assert paragraph_px(page, "Type a sentence") < PRESENT_PX
-    assert chart_titles(page)[0] == f"Step 2: X ({len(TOKENS)}×16)" and chart_boxes(page) >= 8
+    assert chart_titles(page)[0] == f"X ({len(TOKENS)}×16)" and chart_boxes(page) >= 8
     ticks = tick_labels(page)[0]
     assert [t for t, _ in ticks] == [str(n) for n in range(16)]
     assert all(px == PLAIN_TICK_PX for _, px in ticks), ticks
