@@ -178,7 +178,7 @@ export default function () {
 
   const NOTES = {
     rounded: 'Numbers rounded to fit: hover a cell for more digits.',
-    blank: 'Numbers left out at this width: hover a cell for its value.',
+    blank: 'Numbers left out to fit: hover a cell for its value.',
   };
 
   const words = (text) => text.split(/\s+/).filter((w) => w);
@@ -208,9 +208,17 @@ export default function () {
     const base = title ? parseFloat(title.dataset.fitPx || style.fontSize) || 16 : 0;
     const x = title ? parseFloat(title.getAttribute('x')) || 0 : 2;
     const width = full.width - x - 4;
-    const room = (full.margin && full.margin.t) || 40;
-    const notePx = note ? Math.max(MIN_NOTE_PX, Math.round(base * 0.75)) : 0;
-    const noteH = note ? notePx * GLYPH_H : 0;
+    // The top margin, less what else Plotly drew in it (a legend, panel names, column labels on
+    // top): the title and the note go above those.
+    let room = (full.margin && full.margin.t) || 40;
+    const top0 = plot.getBoundingClientRect().top;
+    for (const el of plot.querySelectorAll('.infolayer .legend, .infolayer .annotation, .xaxislayer-above text')) {
+      const top = el.getBoundingClientRect().top - top0;
+      if (top > 0 && top < room) room = top - 2;
+    }
+    const notePx = note ? Math.max(MIN_NOTE_PX, Math.round((base || 16) * 0.75)) : 0;
+    const noteLines = note ? wrap(note, style, notePx, width) : [];
+    const noteH = noteLines.length * notePx * LINE_H;
     let px = base;
     let lines = title ? wrap(text, style, px, width) : [];
     while (px > MIN_NOTE_PX && lines.length * px * LINE_H + noteH + 4 > room) {
@@ -254,16 +262,49 @@ export default function () {
       old.setAttribute('class', 'chart-fit-note');
       layer.appendChild(old);
     }
-    if (old.textContent !== note) old.textContent = note;
-    setNumber(old, 'x', x);
+    const spans = Array.from(old.children);
+    if (spans.map((t) => t.textContent).join('\n') !== noteLines.join('\n')) {
+      old.textContent = '';
+      noteLines.forEach((line, i) => {
+        const span = document.createElementNS('http://www.w3.org/2000/svg', 'tspan');
+        if (i) span.setAttribute('dy', `${LINE_H}em`);
+        span.textContent = line;
+        old.appendChild(span);
+      });
+    }
+    Array.from(old.children).forEach((span) => setNumber(span, 'x', x));
     setNumber(old, 'y', top + lines.length * px * LINE_H + notePx * 0.95);
     const font = `font-size: ${notePx}px; font-family: ${style.fontFamily || 'sans-serif'};`;
     if (old.getAttribute('style') !== font) old.setAttribute('style', font);
   };
 
+  // Tick labels that would run into each other (a narrower chart than the server planned for):
+  // every k-th is kept, the smallest k that leaves a gap; the others are hidden (their names stay
+  // in the hover). Labels turned 45 degrees need 1.3 em between them along the axis.
+  const fitTicks = (plot) => {
+    for (const layer of plot.querySelectorAll('.xaxislayer-above, .yaxislayer-above')) {
+      const labels = Array.from(layer.querySelectorAll(':scope > .xtick > text, :scope > .ytick > text'));
+      if (labels.length < 2) continue;
+      const across = layer.classList.contains('xaxislayer-above');
+      const boxes = labels.map((t) => t.getBoundingClientRect());
+      const px = parseFloat(labels[0].style.fontSize) || 12;
+      const turned = across && /rotate\(\s*-?[1-9]/.test(labels[0].getAttribute('transform') || '');
+      const at = (b) => (across ? b.left + b.width / 2 : b.top + b.height / 2);
+      const size = (b) => (turned ? 1.3 * px : across ? b.width : b.height);
+      const clear = (i, j) => Math.abs(at(boxes[j]) - at(boxes[i])) >= (size(boxes[i]) + size(boxes[j])) / 2 + 2;
+      let k = 1;
+      while (k < labels.length && !labels.every((_, i) => i % k || i + k >= labels.length || clear(i, i + k))) k += 1;
+      labels.forEach((t, i) => {
+        const want = i % k ? 'hidden' : '';
+        if (t.style.visibility !== want) t.style.visibility = want;
+      });
+    }
+  };
+
   const fitChart = (plot) => {
     const full = plot._fullLayout;
     if (!full || !full.width) return;
+    fitTicks(plot);
     let how = '';
     for (const group of plot.querySelectorAll('.heatmaplayer .hm')) {
       const got = fitCells(full, group);

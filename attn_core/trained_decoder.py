@@ -31,7 +31,7 @@ import numpy as np
 
 from .engine import Weights, _rng_for, attention_steps, dim, positional_encoding, softmax, tokenize
 from .views import mean_distance
-from .walkthrough import Lesson, Source, lesson
+from .walkthrough import Lesson, Source, lesson, seeded_source
 
 __all__ = [
     "INDUCTION_THRESHOLD",
@@ -313,10 +313,19 @@ def induction_scores(decoder_run: DecoderRun, period: int) -> np.ndarray:
 
     Returns: scores (L, H)
     """
-    T = decoder_run.T
+    return copy_score(decoder_run.attentions, period)
+
+
+def copy_score(weights: np.ndarray, period: int) -> np.ndarray:
+    """The induction score of any attention weights (..., T, T) on a text that repeats with this
+    period: the mean weight from t to t - period + 1 over t >= period. Needs 1 <= period < T.
+
+    Returns: scores (...)
+    """
+    T = np.shape(weights)[-1]
     if not 1 <= period < T:
         raise ValueError(f"period must be in 1..T-1 = 1..{T - 1} for T={T} tokens, got {period}")
-    return _offset_mean(decoder_run.attentions, offset=period - 1, start=period)
+    return _offset_mean(np.asarray(weights), offset=period - 1, start=period)
 
 
 def previous_token_scores(decoder_run: DecoderRun) -> np.ndarray:
@@ -464,6 +473,48 @@ def decoder_lesson(
         loss_first=None if period is None else mean(loss[:period]),
         loss_repeat=None if period is None else mean(loss[period:]),
         accuracy_repeat=None if period is None else mean(correct[period:].astype(np.float64)),
+    )
+
+
+@dataclass(frozen=True)
+class TrainedHead:
+    """What training changes (Home): the decoder's best induction head beside a head with
+    random weights of the same shape, on the same words that repeat."""
+
+    words: tuple[str, ...]  # T words, lowercased
+    period: int  # the words repeat from here on
+    layer: int  # the trained head, from 0
+    head: int
+    trained: np.ndarray  # (T, T) its attention weights
+    random: np.ndarray  # (T, T) a seeded random head's (d_model, d_k as the decoder's; causal, positions on)
+    trained_score: float  # copy_score of each: the mean weight on the word after the earlier copy
+    random_score: float
+    accuracy_repeat: float  # how often the decoder's top guess is the next word, in the repeated part
+
+
+def trained_vs_random(decoder: Decoder, text: str, seed: int = 0) -> TrainedHead:
+    """The head with the highest induction score on ``text`` (which must repeat: see
+    ``detect_period``) and a random head (``walkthrough.seeded_source`` with ``seed``) on the
+    same words, both causal.
+
+    Returns: TrainedHead with trained and random (T, T)
+    """
+    taught = decoder_lesson(decoder, text)
+    if taught.period is None or taught.induction is None or taught.accuracy_repeat is None:
+        raise ValueError(f"the text must repeat its start to show an induction head, got {text!r}")
+    layer, head = (int(n) for n in np.unravel_index(int(np.argmax(taught.induction)), taught.induction.shape))
+    source = seeded_source(taught.words, decoder.d_model, decoder.d_k, seed=seed, positional=True)
+    random = lesson(source, causal=True).steps.weights  # (T, T)
+    return TrainedHead(
+        words=taught.words,
+        period=taught.period,
+        layer=layer,
+        head=head,
+        trained=taught.run.attentions[layer, head],
+        random=random,
+        trained_score=float(taught.induction[layer, head]),
+        random_score=float(copy_score(random, taught.period)),
+        accuracy_repeat=float(taught.accuracy_repeat),
     )
 
 

@@ -105,7 +105,8 @@ def _reset_vectors() -> None:
 # --------------------------------------------------------------------------- widgets
 
 state.start()
-deck = Deck(TITLES, step_key=state.key("step"))
+deck = Deck(TITLES, step_key=state.key("step"), numbered=True)
+ROW_OF_FOUR = (1, 2, 5)  # sections with four charts: on a projector in one row, the text below them
 
 st.title("The articles, checked")
 present.intro(
@@ -115,22 +116,23 @@ present.intro(
 )
 deck.nav()
 
-sections = []
-for n, title in enumerate(TITLES):
-    if not deck.shows(n):
+sections, row = [], None
+for n, _title in enumerate(TITLES):
+    if not deck.section(n, beside=n not in ROW_OF_FOUR):
         sections.append(None)
         continue
-    st.header(f"{n + 1}. {title}")
+    if present.on() and n in ROW_OF_FOUR:
+        row = present.chart_columns(4)
     if n == 0:
-        for column, name in zip(st.columns(4), [g for g in ar.GIVEN if g != "x_cat"], strict=True):
+        for column, name in zip(present.control_columns(4), [g for g in ar.GIVEN if g != "x_cat"], strict=True):
             column.text_input(name, key=state.key(name), help="Three numbers separated by commas", **KEEP)
         with st.expander("Keys and values of the other words (ours, not the article's)"):
-            ours = st.columns(4)
+            ours = present.control_columns(4)
             for k, name in enumerate(OURS):
                 ours[k % 4].text_input(name, key=state.key(name), help="Three numbers separated by commas", **KEEP)
         st.button("Back to the article's numbers", on_click=_reset_vectors, key=state.key("reset"))
     elif n == 1:
-        st.columns([1, 2])[0].number_input(
+        present.control_columns([1, 2])[0].number_input(
             "Seed for the random vectors of sections 2 to 5",
             min_value=0,
             max_value=10_000,
@@ -208,7 +210,7 @@ if sections[0] is not None:
             index=pd.Index(range(T), name="j"),
         )
         st.table(rows)
-        left, right = st.columns(2)
+        left, right = present.chart_columns(2)
         with left:
             show_bars(
                 "art_cat_weights",
@@ -290,7 +292,7 @@ if sections[1] is not None:
             ("article", c.article, c.wrong, "The notes' table"),
             ("correct", c.correct, (), "The correct table"),
         )
-        for column, (name, kept, wrong, title) in zip(st.columns(2), tables_, strict=True):
+        for column, (name, kept, wrong, title) in zip(row[:2] if row else st.columns(2), tables_, strict=True):
             with column:
                 show_mask(
                     f"art_causal_{name}",
@@ -320,6 +322,7 @@ if sections[1] is not None:
             lambda key, w, name: show_attention(key, w, c.tokens, title=name),
             ("art_causal_w_article", c.steps_article.weights, "Weights with the notes' mask"),
             ("art_causal_w_correct", c.steps_correct.weights, "Weights with the causal mask"),
+            columns=row[2:] if row else None,
         )
 
 # --------------------------------------------------------------------------- 3. rows or columns
@@ -365,8 +368,14 @@ if sections[2] is not None:
             lambda key, w, name: show_attention(key, w, r.tokens, title=name),
             ("art_rows", r.by_row, "Softmax over each row (right)"),
             ("art_columns", r.by_column, "Softmax over each column (wrong here)"),
+            columns=row[:2] if row else None,
         )
-        side_by_side(_sums, ("art_row_sums", row_sums, "Row sums"), ("art_col_sums", col_sums, "Column sums"))
+        side_by_side(
+            _sums,
+            ("art_row_sums", row_sums, "Row sums"),
+            ("art_col_sums", col_sums, "Column sums"),
+            columns=row[2:] if row else None,
+        )
 
 # --------------------------------------------------------------------------- 4. shapes
 if sections[3] is not None:
@@ -404,7 +413,7 @@ if sections[3] is not None:
             f"{_n(s.article_value, 4)} instead of {_n(s.value, 4)}."
         )
         st.caption(f"X's rows: {md_escape(' '.join(s.tokens))}")
-        left, right = st.columns(2)
+        left, right = present.chart_columns(2)
         with left:
             show_panels(
                 "art_shapes_xq",
@@ -509,6 +518,7 @@ if sections[5] is not None:
             ),
             ("art_win_m1", lab.weights, "softmax(s), m = 1"),
             ("art_win_m100", lab.scaled_weights, f"softmax({lab.multiplier:g}·s)"),
+            columns=row[:2] if row else None,
         )
         st.markdown(
             "**Dividing by √d_k removes only the growth with d_k.** For q and k with independent entries of "
@@ -538,4 +548,5 @@ if sections[5] is not None:
             lambda key, values, labels: show_bars(key, keys, values, col_title="key", **labels),
             ("art_win_scores", w.row_scaled, scores),
             ("art_win_weights", w.row_weights, {**weights, "name": "Softmax of the scaled scores"}),
+            columns=row[2:] if row else None,
         )

@@ -49,7 +49,7 @@ def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k:
 
 
 STATE.start()
-deck = present.Deck(SECTIONS, step_key=K("step"))
+deck = present.Deck(SECTIONS, step_key=K("step"), numbered=True)
 st.title("Cross-attention")
 present.intro(
     "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
@@ -58,7 +58,7 @@ present.intro(
     "Each target word can then pull in the source words it needs."
 )
 
-left, right = st.columns(2)
+left, right = present.input_columns(2)  # in presenter mode the sidebar
 with left:
     source = sentence_input(K("source"), label="Source sentence (encoder side)", presets=SOURCES)
     source_tokens = checked_tokens(source, what="source sentence")
@@ -70,7 +70,7 @@ with right:
     if target_tokens:
         show_tokens(target_tokens)
 
-c1, c2, c3, c4 = st.columns([4, 3, 3, 2])  # the switch label needs the room at 22 px (presenter mode)
+c1, c2, c3, c4 = present.input_columns([4, 3, 3, 2])
 swap = c1.toggle(
     "Queries from the source",  # short enough for a quarter of a projector's width at 22 px
     key=K("swap"),
@@ -89,27 +89,35 @@ steps, q_tokens, kv_tokens = lesson.steps, list(lesson.q_tokens), list(lesson.kv
 q_name, kv_name = lesson.q_name, lesson.kv_name
 T_q, T_k = steps.scores.shape
 
-st.caption(
-    f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} sentence "
-    f"({T_k} tokens). Both are embedded with the same seed and d_model; positions are counted within each sentence."
-)
-st.markdown(
-    "For simplicity this page uses one random set of W_q, W_k and W_v, applied to the sentences' own "
-    "embeddings. In a trained translation model the cross-attention layer has its own W_q, W_k and W_v, "
-    "separate from its self-attention, and its keys and values come from the encoder's final output, "
-    "after every encoder layer has mixed the source sentence, not from the source embeddings."
-)
+
+
+def setup() -> None:
+    """Where the queries, keys and values come from (in presenter mode, under section 1's charts)."""
+    st.caption(
+        f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} sentence "
+        f"({T_k} tokens). Both are embedded with the same seed and d_model; positions are counted within each "
+        "sentence."
+    )
+    st.markdown(
+        "For simplicity this page uses one random set of W_q, W_k and W_v, applied to the sentences' own "
+        "embeddings. In a trained translation model the cross-attention layer has its own W_q, W_k and W_v, "
+        "separate from its self-attention, and its keys and values come from the encoder's final output, "
+        "after every encoder layer has mixed the source sentence, not from the source embeddings."
+    )
+
+
+if not present.on():
+    setup()
 deck.nav()
 
 # --------------------------------------------------------------------------- Q, K, V
-if deck.shows(0):
-    st.header("1. Queries from one sentence, keys and values from the other")
+if deck.section(0, beside=False):
     st.markdown(
         f"W_q is applied to the {q_name} embeddings and W_k, W_v to the {kv_name} embeddings. The two "
         "sentences may have different lengths; only the width d_k has to match so that every query can be "
         "compared with every key."
     )
-    st.latex(
+    present.formula(
         rf"Q = X_q W_q:\ {T_q}\times{d_k},\qquad K = X_{{kv}} W_k:\ {T_k}\times{d_k},\qquad "
         rf"V = X_{{kv}} W_v:\ {T_k}\times{steps.v.shape[1]}"
     )
@@ -118,7 +126,7 @@ if deck.shows(0):
         ("k", "Keys K", steps.k, kv_tokens, kv_name),
         ("v", "Values V", steps.v, kv_tokens, kv_name),
     )
-    for col, (name, title, matrix, rows, who) in zip(st.columns(3), parts, strict=True):
+    for col, (name, title, matrix, rows, who) in zip(present.chart_columns(3), parts, strict=True):
         with col:
             show_heatmap(
                 f"cross_{name}",
@@ -130,21 +138,22 @@ if deck.shows(0):
                 col_title="dimension",
                 value_name=name,
             )
+    if present.on():
+        setup()
 
 # --------------------------------------------------------------------------- scores and weights
-if deck.shows(1):
-    st.header("2. A rectangular score matrix")
+if deck.section(1):
     st.markdown(
         f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
         f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
         f"spreads one unit of attention over the {kv_name} tokens."
     )
-    st.latex(
+    present.formula(
         rf"\mathrm{{weights}} = \mathrm{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}\right):\ "
         rf"({T_q}\times{d_k})({d_k}\times{T_k}) \to {T_q}\times{T_k},\qquad "
         rf"\frac{{1}}{{\sqrt{{{d_k}}}}} = {steps.factor:.3f}"
     )
-    left, right = st.columns(2)
+    left, right = present.chart_columns(2)
     with left:
         show_heatmap(
             "cross_scores",
@@ -172,13 +181,12 @@ if deck.shows(1):
     )
 
 # --------------------------------------------------------------------------- output
-if deck.shows(2):
-    st.header("3. The output: one row per query")
+if deck.section(2):
     st.markdown(
         f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
         f"{q_name} token. In a translation model this is how the words being written read the source sentence."
     )
-    st.latex(
+    present.formula(
         rf"\mathrm{{output}} = \mathrm{{weights}}\, V:\ ({T_q}\times{T_k})({T_k}\times{steps.v.shape[1]}) \to "
         rf"{steps.output.shape[0]}\times{steps.output.shape[1]}"
     )

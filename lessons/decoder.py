@@ -150,14 +150,15 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
 
 
 STATE.start()
-deck = present.Deck(SECTIONS, step_key=K("step"))
+deck = present.Deck(SECTIONS, step_key=K("step"), numbered=True)
+RANDOM = "“Random sequence, repeated”" + (" (in the sidebar)" if present.on() else "")  # the button, where it is
 st.title("Decoder (causal): a model that reads left to right")
 present.intro(_intro(decoder, training))
 if decoder is None:
     st.error(f"The decoder is not available: {md_escape(problem or 'unknown error')} The other pages keep working.")
     st.stop()
 
-left, right = st.columns([3, 1], vertical_alignment="bottom")
+left, right = present.input_columns([3, 1], vertical_alignment="bottom")  # in presenter mode the sidebar
 n_words = len(decoder.vocab) - 1  # <unk> is not a word
 text = left.text_input(f"Words (from the model's {n_words}-word vocabulary)", key=K("text"), max_chars=MAX_CHARS)
 right.button(
@@ -167,20 +168,23 @@ right.button(
     width="stretch",
     help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
 )
-with st.expander(f"The {n_words} words the model knows"):
+inputs = present.inputs()  # the expander and the messages, under the box
+with inputs.expander(f"The {n_words} words the model knows"):
     st.markdown(" · ".join(decoder.vocab[1:]))
 lesson = _lesson(decoder, text or "")
 if lesson.empty:
     STATE.sync()
-    st.info("Type some words above (the box is empty), or press “Random sequence, repeated”.")
+    inputs.info(f"Type some words above (the box is empty), or press {RANDOM}.")
     st.stop()
 T, run = lesson.T, lesson.run
 labels = [f"{w}" if k else f"{w} (<unk>)" for w, k in zip(lesson.words, lesson.known, strict=True)]
 if lesson.truncated:
-    st.warning(f"The model was trained on {decoder.max_tokens} words at most; only the first {dc.MAX_TOKENS} are used.")
+    inputs.warning(
+        f"The model was trained on {decoder.max_tokens} words at most; only the first {dc.MAX_TOKENS} are used."
+    )
 if lesson.unknown:
     shown = ", ".join(f"“{md_escape(w)}”" for w in lesson.unknown[:20])
-    st.warning(
+    inputs.warning(
         f"Not in the model's vocabulary, so read as <unk>: {shown}"
         + (f" and {len(lesson.unknown) - 20} more" if len(lesson.unknown) > 20 else "")
         + ". Capitals do not matter; punctuation and other words become <unk>."
@@ -188,13 +192,12 @@ if lesson.unknown:
 deck.nav()
 
 # --------------------------------------------------------------------------- your words
-if deck.shows(0):
-    st.header("1. Your words")
+if deck.section(0):
     show_tokens(list(run.tokens))
     if lesson.period is None:
         st.markdown(
             "These words do not repeat a stretch from the start, so there is nothing for an induction head to "
-            "copy. Press “Random sequence, repeated” to see one at work."
+            f"copy. Press {RANDOM} to see one at work."
         )
     else:
         st.markdown(
@@ -203,8 +206,8 @@ if deck.shows(0):
         )
 
 # --------------------------------------------------------------------------- every head
-if deck.shows(1):
-    st.header("2. Every head, causal")
+if deck.section(1, beside=False, heading="Every head, causal"):
+    row = present.chart_columns(3) if present.on() else None  # on a projector the three charts abreast
     st.markdown(
         "Each small square is one head's attention matrix: row i is word i looking back. Everything above the "
         "diagonal is exactly zero, because the causal mask gives those scores −∞ before the softmax."
@@ -217,9 +220,10 @@ if deck.shows(1):
         selected=(STATE.value("layer"), STATE.value("head")),
     )
     name = "How far back each head looks (mean distance in words)"
-    show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name, first_layer=1))
+    with row[0] if row else st.container():
+        show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name, first_layer=1))
     st.caption(f"Largest weight above the diagonal in any head: {lesson.max_above_diagonal:g}.")
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = present.input_columns(3) if present.on() else st.columns(3)  # under the charts: the sidebar
     layer = c1.selectbox(
         "Layer", range(decoder.n_layers), key=K("layer"), format_func=lambda n: f"layer {n + 1}", **KEEP
     )
@@ -234,9 +238,10 @@ if deck.shows(1):
         **KEEP,
     )
     title = f"Layer {layer + 1}, head {head}: attention weights"
-    show_attention(
-        "dec_fig_head", run.attentions[layer, head], labels, title=title, width_px=fg.FULL_WIDTH_PX, focus_row=focus
-    )
+    with row[1] if row else st.container():
+        show_attention(
+            "dec_fig_head", run.attentions[layer, head], labels, title=title, width_px=fg.FULL_WIDTH_PX, focus_row=focus
+        )
     fig = mf.head_view(
         run.attentions[layer],
         labels,
@@ -245,16 +250,17 @@ if deck.shows(1):
         query=focus,
         title=f"Head view, layer {layer + 1}, head {head}",
     )
-    show_figure(
-        fig,
-        "dec_fig_head_view",
-        table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
-        focus_row=focus,
-    )
+    with row[2] if row else st.container():
+        show_figure(
+            fig,
+            "dec_fig_head_view",
+            table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
+            focus_row=focus,
+        )
 
 # --------------------------------------------------------------------------- the two kinds of head
-if deck.shows(2):
-    st.header("3. Previous-token heads and induction heads")
+if deck.section(2, heading="Previous-token heads and induction heads"):
+    row = present.chart_columns(2) if present.on() else None  # on a projector the two charts abreast
     st.markdown(
         "A **previous-token head** sends each word's attention to the word just before it. It copies "
         "“which word came before me” into each position's vector. An **induction head** in the next layer "
@@ -264,26 +270,27 @@ if deck.shows(2):
         "head can do this alone; it works because the second layer reads what the first layer wrote."
     )
     if lesson.previous_token is not None:
-        _scores_chart("dec_fig_prev", lesson.previous_token, "Previous-token score: mean weight on the word before")
+        with row[0] if row else st.container():
+            _scores_chart("dec_fig_prev", lesson.previous_token, "Previous-token score: mean weight on the word before")
         pl, ph, pv = _best(lesson.previous_token)
         st.caption(f"On these words the strongest previous-token head is layer {pl + 1}, head {ph} ({pv:.2f}).")
     if lesson.induction is not None:
-        _scores_chart(
-            "dec_fig_induction",
-            lesson.induction,
-            f"Induction score: mean weight on the word after the earlier copy (period {lesson.period})",
-        )
+        with row[1] if row else st.container():
+            _scores_chart(
+                "dec_fig_induction",
+                lesson.induction,
+                f"Induction score: mean weight on the word after the earlier copy (period {lesson.period})",
+            )
         il, ih, iv = _best(lesson.induction)
         st.caption(
             f"On these words the strongest induction head is layer {il + 1}, head {ih}: in the repeated part, "
             f"each word puts on average {iv:.2f} of its attention on the word that followed its earlier copy."
         )
     else:
-        st.info("The induction score needs words that repeat; press “Random sequence, repeated”.")
+        st.info(f"The induction score needs words that repeat; press {RANDOM}.")
 
 # --------------------------------------------------------------------------- guesses and loss
-if deck.shows(3):
-    st.header("4. The model's next-word guesses")
+if deck.section(3, heading="The model's next-word guesses"):
     positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
     if T > 1:
         show_bars(
@@ -316,8 +323,7 @@ if deck.shows(3):
     st.table(rows)
 
 # --------------------------------------------------------------------------- training
-if deck.shows(4):
-    st.header("5. How it learned")
+if deck.section(4):
     side_by_side(
         lambda key, series, title, y_title: show_lines(
             key, training.steps, series, title=title, x_title="training step", y_title=y_title

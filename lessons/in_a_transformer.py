@@ -34,6 +34,7 @@ TITLES = (
     "Encoder and decoder",
     "Why attention replaced recurrence",
     "One word, many meanings (real model)",
+    "Where the word looks (real model)",
 )
 BEARS = ("I love bears", "She bears the pain", "Bears won the game", "The hiking trail led us through bear country.")
 MAX_SENTENCES = 6
@@ -97,10 +98,10 @@ present.intro(
     "handled, what surrounds it in a transformer block, how the encoder and the decoder use it, and why it "
     "replaced recurrent networks. The last section follows one word through a real model."
 )
-left, right = st.columns(2)
+left, right = present.input_columns(2)  # in presenter mode the sidebar
 left.text_input("Sentence A (the encoder's source)", key=state.key("a"), max_chars=MAX_CHARS)
 right.text_input("Sentence B (the decoder's target)", key=state.key("b"), max_chars=MAX_CHARS)
-c1, c2, c3 = st.columns(3)
+c1, c2, c3 = present.input_columns(3)
 c1.select_slider("d_model (width of every token vector)", options=tr.D_MODELS, key=state.key("d_model"))
 c2.select_slider("H (attention heads)", options=tr.HEADS, key=state.key("heads"))
 c3.number_input("Seed for the random weights", min_value=0, max_value=10_000, step=1, key=state.key("seed"))
@@ -123,7 +124,7 @@ ready = lesson is not None  # sections 1 to 6 use sentences A and B
 
 
 # --------------------------------------------------------------------------- 1. dense vs attention
-if deck.section(0, ready):
+if deck.section(0, ready, beside=False):
     dv = lesson.dense
     (ta, tb), c = dv.tokens, dv.common
     st.markdown(
@@ -139,16 +140,17 @@ if deck.section(0, ready):
         f"d_model = {dv.attention[0].x.shape[1]}, d_k = {dv.attention[0].d_k}). Over the {c} positions both "
         "sentences have:"
     )
-    st.latex(
+    present.formula(
         rf"\max_{{i,j<{c}}} \left|W^{{\text{{dense}}}}_A - W^{{\text{{dense}}}}_B\right| = {_e(dv.dense_gap)},"
         rf"\qquad \max_{{i,j<{c}}} \left|W^{{\text{{attention}}}}_A - W^{{\text{{attention}}}}_B\right| = "
         rf"{_n(dv.attention_gap)}"
     )
+    row = present.chart_columns(4) if present.on() else None  # on a projector the four in one row
     for kind, mats, value_kind, zmax in (
         ("Dense layer", dv.dense, "signed", dv.dense_zmax),
         ("Attention", tuple(s.weights for s in dv.attention), "weights", None),
     ):
-        cols = st.columns(2)
+        cols = (row[:2] if kind == "Dense layer" else row[2:]) if row else st.columns(2)
         for column, name, tokens, w in zip(cols, ("A", "B"), (ta, tb), mats, strict=True):
             with column:
                 title = f"{kind} weights, sentence {name}"
@@ -207,7 +209,7 @@ if deck.section(1, ready):
     )
 
 # --------------------------------------------------------------------------- 3. padding
-if deck.section(2, ready):
+if deck.section(2, ready, beside=False):
     p = lesson.padding
     T_max = p.T_max
     st.markdown(
@@ -241,16 +243,18 @@ if deck.section(2, ready):
             f"the {n_pad} padding token{'s' if n_pad != 1 else ''} changed the output of "
             f"{p.changed_unmasked[b]} of the {n_real} real tokens."
         )
-    cols = st.columns(2)
+    row = present.chart_columns(3) if present.on() else None  # on a projector the three in one row
+    cols = [*row[:1], st.container()] if row else st.columns(2)
     with cols[0]:
         show_mask("tf_pad_mask", p.masks[b], tokens, title=f"Padding mask, sentence {name}")
     with cols[1]:
+        after = "Beside it" if present.on() else "Below"
         st.markdown(
             f"Row i of the mask says which keys query i may look at: 1 for the {n_real} real tokens, 0 for "
-            f"{tr.PAD}. Every row is the same, because what is hidden depends only on the key. Below, the same "
+            f"{tr.PAD}. Every row is the same, because what is hidden depends only on the key. {after}, the same "
             "head without and with it: without, every real query gives some weight to the padding column."
         )
-    cols = st.columns(2)
+    cols = row[1:] if row else st.columns(2)
     for column, steps, what in ((cols[0], p.unmasked[b], "without"), (cols[1], p.masked[b], "with")):
         with column:
             show_attention(f"tf_pad_{what}", steps.weights, tokens, title=f"Weights {what} the mask, sentence {name}")
@@ -296,7 +300,7 @@ if deck.section(3, ready):
     )
 
 # --------------------------------------------------------------------------- 5. encoder and decoder
-if deck.section(4, ready):
+if deck.section(4, ready, beside=False):
     m = lesson.masks
     src, tgt = list(m.source), list(m.target)
     st.markdown(
@@ -313,7 +317,7 @@ if deck.section(4, ready):
         f"Allowed pairs: encoder {int(m.encoder_self.sum())} of {m.encoder_self.size}, decoder "
         f"{int(m.decoder_self.sum())} of {m.decoder_self.size}, cross {int(m.cross.sum())} of {m.cross.size}."
     )
-    cols = [*st.columns(2), *st.columns(2)]
+    cols = [*present.chart_columns(3), st.container()] if present.on() else [*st.columns(2), *st.columns(2)]
     panels = (
         ("Encoder self-attention", m.encoder_self, src, src, "source query", "source key", "tf_mask_enc"),
         ("Decoder self-attention (causal)", m.decoder_self, tgt, tgt, "target query", "target key", "tf_mask_dec"),
@@ -390,6 +394,36 @@ if deck.section(5, ready):
     )
 
 # --------------------------------------------------------------------------- 7. the real model
+KEEP = {"persist_state": "page"}  # kept while presenter mode shows another section
+
+
+def _layer_slider(where, L: int) -> None:
+    where.slider(
+        "Layer (0 = the embeddings, before any attention)", min_value=0, max_value=L, key=state.key("layer"), **KEEP
+    )
+
+
+def _word_senses(loaded: "LoadedModel") -> "WordSenses | None":
+    """The word's vectors in every sentence, from the section's inputs (a message where they do not do)."""
+    sentences = [s.strip() for s in str(state.value("sentences")).splitlines() if s.strip()][:MAX_SENTENCES]
+    word = str(state.value("word")).strip()
+    if len(sentences) < 2 or not word:
+        st.info("Type at least two sentences, one per line, and a word that appears in them.")
+        return None
+    try:
+        return _senses(loaded, loaded.name, loaded.source, tuple(sentences), word)
+    except ValueError as err:
+        st.warning(md_escape(str(err)))
+        return None
+
+
+loaded = why = None
+if deck.shows(6) or deck.shows(7):
+    from ui.model_cache import try_load  # torch loads only when these sections are shown
+
+    loaded, why = try_load()
+    if loaded is not None and int(state.value("layer")) > loaded.n_layers:
+        st.session_state[state.key("layer")] = loaded.n_layers
 if deck.section(6):
     st.markdown(
         "A word's first vector in a transformer is looked up in a table (plus a vector for its position), the "
@@ -398,42 +432,26 @@ if deck.section(6):
         "the verb and “Bears” the team can end up far apart. Here is that happening in all-MiniLM-L6-v2: "
         "the word's vector in each sentence, compared layer by layer with cosine similarity (1 = same direction)."
     )
-    from ui.model_cache import try_load  # torch loads only when this section is shown
-
-    loaded, why = try_load()
     if loaded is None:
         st.warning(f"The real model is not available, so this section cannot run: {md_escape(why or '')}")
     else:
-        left, right = st.columns([3, 2])
-        keep = {"persist_state": "page"}  # kept while presenter mode shows another section
-        left.text_area("Sentences, one per line", key=state.key("sentences"), height=140, max_chars=MAX_CHARS, **keep)
+        left, right = present.control_columns([3, 2])
+        left.text_area("Sentences, one per line", key=state.key("sentences"), height=140, max_chars=MAX_CHARS, **KEEP)
         right.text_input(
             "Word to follow",
             key=state.key("word"),
             max_chars=40,
-            **keep,
+            **KEEP,
             help="Found in any case, with or without a final s: bears, Bears, bear",
         )
-        L = loaded.n_layers
-        if int(state.value("layer")) > L:
-            st.session_state[state.key("layer")] = L
-        right.slider(
-            "Layer (0 = the embeddings, before any attention)", min_value=0, max_value=L, key=state.key("layer"), **keep
-        )
-        sentences = [s.strip() for s in str(state.value("sentences")).splitlines() if s.strip()][:MAX_SENTENCES]
-        word = str(state.value("word")).strip()
+        _layer_slider(right, loaded.n_layers)
         layer = int(state.value("layer"))
-        senses = None
-        if len(sentences) < 2 or not word:
-            st.info("Type at least two sentences, one per line, and a word that appears in them.")
-        else:
-            try:
-                senses = _senses(loaded, loaded.name, loaded.source, tuple(sentences), word)
-            except ValueError as err:
-                st.warning(md_escape(str(err)))
+        senses = _word_senses(loaded)
         if senses is not None:
+            word = str(state.value("word")).strip()
+            typed = [s.strip() for s in str(state.value("sentences")).splitlines() if s.strip()][:MAX_SENTENCES]
             for n in senses.missing:
-                st.caption(f"{_q(word)} is not in sentence {n + 1} ({_q(sentences[n])}); it is left out.")
+                st.caption(f"{_q(word)} is not in sentence {n + 1} ({_q(typed[n])}); it is left out.")
             found = []
             for k, sense in enumerate(senses.senses):
                 split = (
@@ -466,7 +484,7 @@ if deck.section(6):
                 f"alike {c + 1} and {d + 1} ({_n(lo)}). The mean over all pairs goes from {_n(mean[0])} at layer "
                 f"0 to {_n(mean[-1])} at layer {last}.{at_last}"
             )
-            left, right = st.columns(2)
+            left, right = present.chart_columns(2)
             with left:
                 sim = senses.similarity[layer]
                 show_figure(
@@ -512,39 +530,47 @@ if deck.section(6):
                         col_title="series",
                     ),
                 )
-            st.subheader(f"Where the word looks at layer {layer}")
-            if layer == 0:
-                st.info(
-                    "Layer 0 is the embedding table, before any attention. Pick a layer from 1 to "
-                    f"{last} to see which tokens the word attends to."
+
+# --------------------------------------------------------------------------- 8. where the word looks
+layer = int(state.value("layer"))
+if deck.shows(7) and loaded is None and present.on():
+    st.warning(f"The real model is not available, so this section cannot run: {md_escape(why or '')}")
+if deck.section(7, loaded is not None, beside=False, heading=f"Where the word looks at layer {layer}"):
+    if present.on():  # on a projector this section is shown alone: its layer is picked here
+        _layer_slider(st, loaded.n_layers)
+        layer = int(state.value("layer"))
+    senses = _word_senses(loaded)
+    if senses is not None and layer == 0:
+        st.info(
+            "Layer 0 is the embedding table, before any attention. Pick a layer from 1 to "
+            f"{senses.n_layers} to see which tokens the word attends to."
+        )
+    elif senses is not None:
+        shares = ", ".join(_n(sense.special_share(layer), 2) for sense in senses.senses)
+        st.markdown(
+            f"The word's row of attention weights in layer {layer}, averaged over the {loaded.n_heads} "
+            f"heads. The part that goes to [CLS] and [SEP], sentence by sentence: {shares}. Many heads use "
+            "these two tokens as a place to put attention they do not need."
+        )
+        per_row = len(senses.senses) if present.on() else 2  # on a projector in one row
+        cols = present.chart_columns(per_row)
+        for k, sense in enumerate(senses.senses):
+            row = sense.attention[layer - 1]
+            tokens = list(sense.tokens)
+            title = f"{k + 1}: {sense.word}, token {sense.index}, layer {layer}"
+            with cols[k % per_row]:
+                show_figure(
+                    bar_chart(tokens, row, title=title, y_title="weight", y_range=(0, 1.05), fmt=".2f", height=280),
+                    key=f"tf_sense_row_{k}",
+                    table=Table(
+                        row[None, :],
+                        rows=(sense.tokens[sense.index],),
+                        cols=tokens,
+                        name=f"Attention of {sense.word} in sentence {k + 1}",
+                        kind="bars",
+                        row_title="query",
+                        col_title="key",
+                    ),
                 )
-            else:
-                shares = ", ".join(_n(sense.special_share(layer), 2) for sense in senses.senses)
-                st.markdown(
-                    f"The word's row of attention weights in layer {layer}, averaged over the {loaded.n_heads} "
-                    f"heads. The part that goes to [CLS] and [SEP], sentence by sentence: {shares}. Many heads use "
-                    "these two tokens as a place to put attention they do not need."
-                )
-                cols = st.columns(2)
-                for k, sense in enumerate(senses.senses):
-                    row = sense.attention[layer - 1]
-                    tokens = list(sense.tokens)
-                    title = f"{k + 1}: {sense.word}, token {sense.index}, layer {layer}"
-                    with cols[k % 2]:
-                        show_figure(
-                            bar_chart(
-                                tokens, row, title=title, y_title="weight", y_range=(0, 1.05), fmt=".2f", height=280
-                            ),
-                            key=f"tf_sense_row_{k}",
-                            table=Table(
-                                row[None, :],
-                                rows=(sense.tokens[sense.index],),
-                                cols=tokens,
-                                name=f"Attention of {sense.word} in sentence {k + 1}",
-                                kind="bars",
-                                row_title="query",
-                                col_title="key",
-                            ),
-                        )
 
 state.sync()

@@ -77,17 +77,19 @@ present.intro(
     "A mask decides which keys each query is allowed to see. Masked pairs get a score of −∞ before the softmax, "
     "so their weight is exactly 0 and the remaining weights in the row still add up to 1."
 )
-st.latex(
+MASKED = (
     r"\mathrm{masked}_{ij} = \begin{cases}\mathrm{scaled}_{ij} & \text{if } i \text{ may attend to } j\\"
     r"-\infty & \text{otherwise}\end{cases}"
 )
+if not present.on():  # on a projector each mask's section shows it above its charts
+    st.latex(MASKED)
 
-text = sentence_input(K("text"))
-tokens = checked_tokens(text)
-if tokens:
-    show_tokens(tokens)
-
-c1, c2, c3 = st.columns(3)
+with present.inputs():  # in presenter mode the sidebar
+    text = sentence_input(K("text"))
+    tokens = checked_tokens(text)
+    if tokens:
+        show_tokens(tokens)
+c1, c2, c3 = present.input_columns(3)
 radius = c1.slider("Window radius r", min_value=0, max_value=8, key=K("radius"))
 dilation = c2.slider("Dilation", min_value=1, max_value=4, key=K("dilation"))
 seed = c3.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
@@ -106,9 +108,12 @@ for n, kind in enumerate(ex.MASK_KINDS):
         continue
     title = MASK_TITLES[kind]
     steps = study.steps(kind)
-    if n == 0 or present.on():
-        st.header("1. Four masks on your sentence" if not present.on() else f"{title} mask")
-    if not present.on():
+    if present.on():  # the progress line, "Section 2 of 6 · Causal mask", is the heading
+        deck.section(n)
+        present.formula(MASKED)
+    else:
+        if n == 0:
+            st.header("1. Four masks on your sentence")
         st.subheader(title)
     st.markdown(EXPLAIN[kind])
     kept, total = study.kept[kind], study.kept["global"]
@@ -117,7 +122,7 @@ for n, kind in enumerate(ex.MASK_KINDS):
         + (rf",\ r = {radius}" if kind in ("window", "dilated") else "")
         + (rf",\ \text{{dilation}} = {dilation}" if kind == "dilated" else "")
     )
-    left, right = st.columns(2)
+    left, right = present.chart_columns(2)
     with left:
         show_mask(
             f"masks_{kind}_mask", steps.mask, tokens, title=f"{title} mask (1 = may attend)", name=f"{title} mask"
@@ -127,18 +132,21 @@ for n, kind in enumerate(ex.MASK_KINDS):
 
 # --------------------------------------------------------------------------- 2. cost
 if deck.shows(4):
-    st.header("2. The cost of global attention grows like T²")
+    if present.on():
+        deck.section(4)
+    else:
+        st.header("2. The cost of global attention grows like T²")
     st.markdown(
         "Global attention computes one score for every pair of tokens: double the length and there are four "
         "times as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed "
         "number per row, so their cost grows in step with T (when only the kept scores are computed)."
     )
-    st.latex(  # two lines: one is wider than the page at 1280 px
+    present.formula(  # two lines: one is wider than the page at 1280 px
         rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = "
         rf"{_big(counts['global'][-1])}\ \text{{scores}},\quad \text{{window}} = {_big(counts['window'][-1])} \\ "
         rf"\text{{float32 memory}} = 4 \times {T_VALUES[-1]}^2 = {_big(memory[-1])}\ \text{{bytes}} \end{{gathered}}"
     )
-    left, right = st.columns(2)
+    left, right = present.chart_columns(2)
     with left:
         show_lines(
             "masks_cost_counts",
@@ -166,7 +174,11 @@ if deck.shows(4):
 # --------------------------------------------------------------------------- 3. other scores
 if not deck.shows(5):
     st.stop()
-st.header("3. Where the dot product fits")
+if present.on():  # on a projector the three charts stand in one row, the text below them
+    deck.section(5, beside=False)
+    scores_row = present.chart_columns(3)
+else:
+    st.header("3. Where the dot product fits")
 agree = round(study.top_agree * T)  # rows whose best key is the same under both scores
 by_chance = study.top_agree_chance * T  # rows two unrelated scores would share on average
 st.markdown(
@@ -182,14 +194,14 @@ st.markdown(
     f"with nothing in common would pick the same key with probability 1/{T} in each row, so in about "
     f"{by_chance:.2g} of the {T} rows on average."
 )
-st.latex(
+present.formula(
     r"e^{\mathrm{additive}}_{ij} = \tanh(x_i W_q + x_j W_k)\, v_a,\qquad "
     rf"e^{{\mathrm{{dot}}}}_{{ij}} = \frac{{(x_i W_q)(x_j W_k)^\top}}{{\sqrt{{{study.d_k}}}}},\qquad "
     rf"e^{{\mathrm{{additive}}}}_{{00}} = {study.additive[0, 0]:.3f},\ "
     rf"e^{{\mathrm{{dot}}}}_{{00}} = {study.dot[0, 0]:.3f}"
 )
 for column, (scores, name, title) in zip(
-    st.columns(2),
+    scores_row[:2] if present.on() else st.columns(2),
     ((study.additive, "additive", "Additive (tanh) scores"), (study.dot, "dot", "Scaled dot-product scores")),
     strict=True,
 ):
@@ -206,15 +218,16 @@ st.latex(
     r"q_i \cdot k_j = (x_i W_q)(x_j W_k)^\top = x_i\, W_q W_k^\top\, x_j^\top,\qquad "
     rf"\max_{{ij}} \left| x_i W_q W_k^\top x_j^\top - (QK^\top)_{{ij}} \right| = {_sci(study.bilinear_diff)}"
 )
-show_heatmap(
-    "masks_bilinear",
-    study.w_qk,
-    rows=dim_labels(study.d_model),
-    cols=dim_labels(study.d_model),
-    title="Bilinear form W_q W_kᵀ",
-    row_title="query-side dimension",
-    col_title="key-side dimension",
-    value_name="w_qk",
-    width_px=FULL_WIDTH_PX,
-)
+with scores_row[2] if present.on() else st.container():
+    show_heatmap(
+        "masks_bilinear",
+        study.w_qk,
+        rows=dim_labels(study.d_model),
+        cols=dim_labels(study.d_model),
+        title="Bilinear form W_q W_kᵀ",
+        row_title="query-side dimension",
+        col_title="key-side dimension",
+        value_name="w_qk",
+        width_px=FULL_WIDTH_PX,
+    )
 st.metric("Max |bilinear scores − QKᵀ|", f"{study.bilinear_diff:.2e}")

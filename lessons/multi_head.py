@@ -36,7 +36,8 @@ def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed:
 
 
 STATE.start()
-deck = present.Deck(SECTIONS, step_key=K("step"))
+deck = present.Deck(SECTIONS, step_key=K("step"), numbered=True)
+PRESENTED_COLUMNS = 4  # on a projector the heads stand four abreast, the width of the screen
 st.title("Multi-head attention")
 present.intro(
     "One head gives each token one way of looking at the others. Multi-head attention runs several "
@@ -45,12 +46,12 @@ present.intro(
     "numbers per token by one more matrix, W_O."
 )
 
-text = sentence_input(K("text"))
-tokens = checked_tokens(text)
-if tokens:
-    show_tokens(tokens)
-
-c1, c2, c3, c4, c5 = st.columns(5)
+with present.inputs():  # in presenter mode the sidebar
+    text = sentence_input(K("text"))
+    tokens = checked_tokens(text)
+    if tokens:
+        show_tokens(tokens)
+c1, c2, c3, c4, c5 = present.input_columns(5)
 n_heads = c1.slider("Heads H", min_value=1, max_value=8, key=K("heads"))
 d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
 d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
@@ -66,50 +67,54 @@ d_v = mh.heads[0].v.shape[1]
 deck.nav()
 
 # --------------------------------------------------------------------------- the heads
-if deck.shows(0):
-    st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights")
+if deck.section(0, beside=False, heading=f"{n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights"):
     st.markdown(
         "Every head sees the same embeddings X but projects them with different random matrices, so each "
         "head's weights differ. Each row is one query token and sums to 1."
         + (" With the causal mask a token only looks at itself and the tokens before it." if causal else "")
     )
-    st.latex(
+    present.formula(
         rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{{d_k}}}}}\right) V_h,"
         rf"\quad Q_h = X W_q^{{(h)}}:\ ({T}\times{d_model})({d_model}\times{d_k}) \to {T}\times{d_k}"
     )
-    for start in range(0, n_heads, HEAD_COLUMNS):
-        columns = st.columns(HEAD_COLUMNS)
-        for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
+    per_row = PRESENTED_COLUMNS if present.on() else HEAD_COLUMNS
+    for start in range(0, n_heads, per_row):
+        columns = present.chart_columns(per_row)
+        for h in range(start, min(start + per_row, n_heads)):
             with columns[h - start]:
-                show_attention(f"mh_head_{h}", mh.heads[h].weights, tokens, title=f"Head {h + 1} weights")
+                # On a projector only the last of a row has the colour bar (all share 0 to 1).
+                scale = not present.on() or h == min(start + per_row, n_heads) - 1
+                show_attention(
+                    f"mh_head_{h}", mh.heads[h].weights, tokens, title=f"Head {h + 1} weights", show_scale=scale
+                )
 
 # --------------------------------------------------------------------------- concat, W_O, output
-if deck.shows(1):
-    st.header("2. Concatenate, then mix with W_O")
+if deck.section(1, beside=False):
     st.markdown(
         f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × "
         f"{mh.concat.shape[1]} matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = "
         f"{d_model} numbers per token, letting the model combine what the different heads found."
     )
-    st.latex(
+    present.formula(
         r"\mathrm{MultiHead} = \underbrace{\mathrm{Concat}(\mathrm{head}_1, \dots, "
         rf"\mathrm{{head}}_{{{n_heads}}})}}_{{{mh.concat.shape[0]}\times{mh.concat.shape[1]}}}\ "
         rf"\underbrace{{W_O}}_{{{mh.w_o.shape[0]}\times{mh.w_o.shape[1]}}}"
         rf" = \underbrace{{\mathrm{{output}}}}_{{{mh.output.shape[0]}\times{mh.output.shape[1]}}}"
     )
-    show_heatmap(
-        "mh_concat",
-        mh.concat,
-        rows=tokens,
-        cols=concat_labels(n_heads, d_v),
-        title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
-        row_title="token",
-        col_title="head.dimension",
-        value_name="value",
-        width_px=FULL_WIDTH_PX,
-    )
-    left, right = st.columns(2)
-    with left:
+    concat, w_o, output = present.chart_columns(3) if present.on() else (st.container(), *st.columns(2))
+    with concat:
+        show_heatmap(
+            "mh_concat",
+            mh.concat,
+            rows=tokens,
+            cols=concat_labels(n_heads, d_v),
+            title=f"Concat(head_1..head_H): {mh.concat.shape[0]} × {mh.concat.shape[1]}",
+            row_title="token",
+            col_title="head.dimension",
+            value_name="value",
+            width_px=FULL_WIDTH_PX,
+        )
+    with w_o:
         show_heatmap(
             "mh_w_o",
             mh.w_o,
@@ -120,7 +125,7 @@ if deck.shows(1):
             col_title="output dimension",
             value_name="w_o",
         )
-    with right:
+    with output:
         show_heatmap(
             "mh_output",
             mh.output,

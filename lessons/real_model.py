@@ -105,7 +105,7 @@ def _examples() -> None:
 
 def _sentences() -> tuple[str, str]:
     height = 68 if present.on() else 90  # one line on a projector, where the chart needs the height
-    col_a, col_b = st.columns(2)
+    col_a, col_b = present.input_columns(2)  # in presenter mode the sidebar
     with col_a:
         a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=height)
     with col_b:
@@ -257,7 +257,9 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         selected=(layer, head),
     )
     table = head_table(lesson.on_cls, "Share of each head's attention on [CLS]")
-    show_figure(grid, "rm_model_view", table=table)
+    row = present.chart_columns(2) if present.on() else None  # abreast on a projector
+    with row[0] if row else st.container():
+        show_figure(grid, "rm_model_view", table=table)
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
@@ -267,7 +269,8 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         + " The table under the chart gives each head's share on [CLS]."
     )
     title = f"Layer {layer}, head {head}: attention weights"
-    show_attention("rm_model_big", lesson.weights, att.tokens, title=title, builder=BIG, width_px=FULL)
+    with row[1] if row else st.container():
+        show_attention("rm_model_big", lesson.weights, att.tokens, title=title, builder=BIG, width_px=FULL)
 
 
 def _query_row(values: np.ndarray, query: str, tokens: list[str], name: str) -> Table:
@@ -292,8 +295,11 @@ def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         "scores": _query_row(nv.scores, token, att.tokens, "q·k for every key"),
         "weights": _query_row(nv.weights, token, att.tokens, "The attention row"),
     }
-    for name in ("q", "k", "qk", "scores", "weights"):
-        show_figure(figs[name], f"rm_neuron_{name}", table=tables_[name])
+    names = ("q", "k", "qk", "scores", "weights")
+    row = present.chart_columns(len(names)) if present.on() else [st.container()] * len(names)  # one row there
+    for column, name in zip(row, names, strict=True):
+        with column:
+            show_figure(figs[name], f"rm_neuron_{name}", table=tables_[name])
     j = nv.top
     st.latex(
         rf"q_{{{query}}}\cdot k_{{{j}}} = {nv.scores[j]:.3f},\quad "
@@ -305,6 +311,7 @@ def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
 
 def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     layer, names = lesson.layer, [f"layer {i}" for i in range(att.n_layers)]
+    row = present.chart_columns(3) if present.on() else None  # on a projector the three charts abreast
     grid = mf.thumbnail_grid(
         np.stack([lesson.means, lesson.rolled]),
         title="Per layer: the mean over heads, and the rollout up to that layer",
@@ -312,19 +319,20 @@ def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         col_names=names,
         selected=(0, layer),
     )
-    show_figure(
-        grid,
-        "rm_means",
-        table=Table(
-            lesson.summary_on_cls,
-            ["mean", "rollout"],
-            names,
-            name="Share on [CLS] per layer",
-            kind="signed",
-            row_title="summary",
-            col_title="layer",
-        ),
-    )
+    with row[0] if row else st.container():
+        show_figure(
+            grid,
+            "rm_means",
+            table=Table(
+                lesson.summary_on_cls,
+                ["mean", "rollout"],
+                names,
+                name="Share on [CLS] per layer",
+                kind="signed",
+                row_title="summary",
+                col_title="layer",
+            ),
+        )
     st.markdown(
         "Averaging the heads of a layer shows where that layer as a whole moves information. "
         "**Attention rollout** (Abnar & Zuidema, 2020) follows it through the layers: each layer's "
@@ -332,11 +340,16 @@ def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         "vector), and the layers are multiplied, so row i says how much each input token contributes to "
         "token i after that layer."
     )
-    _weights_side_by_side(
-        att,
+    charts = (
         ("rm_mean_big", lesson.means[layer], f"Layer {layer}: mean over heads"),
         ("rm_rollout_big", lesson.rolled[layer], f"Rollout through layer {layer}"),
     )
+    if row:
+        for column, (key, w, title) in zip(row[1:], charts, strict=True):
+            with column:
+                show_attention(key, w, att.tokens, title=title, builder=BIG)
+    else:
+        _weights_side_by_side(att, *charts)
 
 
 def _weights_side_by_side(att: models.ModelAttention, *charts: tuple[str, np.ndarray, str]) -> None:
@@ -454,6 +467,10 @@ if present.on():
     deck = present.Deck(tuple(VIEW_NAMES.values()), step_key=K("view"), noun="View", values=tuple(VIEW_NAMES))
     deck.nav()
     view = deck.values[deck.current]
+    # The view on the stage: its charts as tall as the screen allows, its pickers and text beside
+    # them (or, for a row of charts that needs the width, below them).
+    beside = view in ("head", "reproduce")
+    deck.section(deck.current, beside=beside)
 else:
     view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
 with st.sidebar if present.on() else st.container():
@@ -462,7 +479,8 @@ with st.sidebar if present.on() else st.container():
         key=K("predict"),
         help="Guess where “it” looks in the two animal sentences before the model shows it.",
     )
-pickers = st.columns(3)
+# Beside the view's chart, or (for a row of charts that takes the width) in the sidebar.
+pickers = present.control_columns(3) if not present.on() or beside else present.input_columns(3)
 with pickers[0]:
     layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
 

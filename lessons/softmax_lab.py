@@ -65,7 +65,7 @@ def _outcome(sat) -> int:
 
 
 STATE.start()
-deck = present.Deck(SECTIONS, step_key=K("step"))
+deck = present.Deck(SECTIONS, step_key=K("step"), numbered=True)
 st.title("Softmax and scaling lab")
 present.intro(
     "Attention turns scores into weights with a softmax. This page plays with that one step: "
@@ -73,35 +73,32 @@ present.intro(
     "softmax (and not a sigmoid) is used."
 )
 
-text = sentence_input(K("text"), label="Sentence (its words label the keys)")
-tokens = checked_tokens(text, what="sentence to label the keys") or []  # empty: the keys are numbered
-labels = score_labels(tokens, N_SCORES)
-st.caption(
-    f"One query is compared with {N_SCORES} keys. The keys are labelled with the first words of your "
-    "sentence; the scores themselves are random numbers drawn from N(0, 1), fixed by the seed."
-)
-
-predict = st.toggle("Predict first", key=K("predict"), help="Guess what the ×m does before the charts show it.")
+with present.inputs():  # in presenter mode the sidebar
+    text = sentence_input(K("text"), label="Sentence (its words label the keys)")
+    tokens = checked_tokens(text, what="sentence to label the keys") or []  # empty: the keys are numbered
+    labels = score_labels(tokens, N_SCORES)
+    st.caption(
+        f"One query is compared with {N_SCORES} keys. The keys are labelled with the first words of your "
+        "sentence; the scores themselves are random numbers drawn from N(0, 1), fixed by the seed."
+    )
+    predict = st.toggle("Predict first", key=K("predict"), help="Guess what the ×m does before the charts show it.")
 deck.nav()
 KEEP = {"persist_state": "page"}  # a section's controls keep their values while presenter mode hides them
 seed, multiplier = STATE.value("seed"), STATE.value("m")
 T, dk_seed = STATE.value("T"), STATE.value("dk_seed")
 index, delta = STATE.value("raise"), STATE.value("delta")
-if deck.shows(0):
-    st.header("1. Large scores saturate the softmax")
-    c1, c2 = st.columns(2)
+if deck.section(0):
+    c1, c2 = present.control_columns(2)
     seed = c1.number_input("Seed for the scores", min_value=0, max_value=10_000, step=1, key=K("seed"), **KEEP)
     multiplier = c2.select_slider("Multiplier m", options=MULTIPLIERS, key=K("m"), **KEEP)
 section_1 = st.container()
-if deck.shows(1):
-    st.header("2. Why divide by √d_k")
-    c1, c2 = st.columns(2)
+if deck.section(1):
+    c1, c2 = present.control_columns(2)
     T = c1.slider("Keys per row T (entropy experiment)", min_value=2, max_value=64, key=K("T"), **KEEP)
     dk_seed = c2.number_input("Seed for q and k", min_value=0, max_value=10_000, step=1, key=K("dk_seed"), **KEEP)
 section_2 = st.container()
-if deck.shows(2):
-    st.header("3. Softmax makes the scores compete; sigmoid does not")
-    c1, c2 = st.columns(2)
+if deck.section(2, heading="Softmax makes the scores compete; sigmoid does not"):
+    c1, c2 = present.control_columns(2)
     index = c1.selectbox(
         "Score to raise", options=list(range(N_SCORES)), format_func=lambda i: labels[i], key=K("raise"), **KEEP
     )
@@ -136,16 +133,16 @@ if deck.shows(0) and (question is None or quiz.revealed(question)):
             "Multiplying by a large number stretches the gaps between scores, so the biggest one takes "
             "almost all the weight (the softmax *saturates*) and the entropy drops towards 0 bits."
         )
-        st.latex(r"s = " + fmt_vec(sat.scores))
+        present.formula(r"s = " + fmt_vec(sat.scores))
         saturated = (
             ("softmax(s)", "s", sat.weights, sat.entropy, "lab_bars_plain"),
             ("softmax(m·s)", f"{multiplier:g}·s", sat.scaled_weights, sat.scaled_entropy, "lab_bars_scaled"),
         )
-        for column, (name, shown, weights, bits, key) in zip(st.columns(2), saturated, strict=True):
+        for column, (name, shown, weights, bits, key) in zip(present.chart_columns(2), saturated, strict=True):
             with column:
                 show_bars(key, labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1))
                 st.metric(f"Entropy of softmax({shown})", f"{bits:.3f} bits")
-        st.latex(
+        present.formula(
             rf"H(p) = -\sum_i p_i \log_2 p_i:\quad H(\mathrm{{softmax}}(s)) = {sat.entropy:.3f}\ \text{{bits}},\quad "
             rf"H(\mathrm{{softmax}}({multiplier:g}\,s)) = {sat.scaled_entropy:.3f}\ \text{{bits}}"
         )
@@ -172,12 +169,12 @@ if deck.shows(1):
             "about 1 whatever d_k is. It undoes only this growth with d_k: a trained model can still "
             "learn scores large enough to saturate."
         )
-        st.latex(
+        present.formula(
             rf"\mathrm{{Var}}(q\cdot k) \approx d_k:\quad d_k = {study.d_k[-1]}\ \Rightarrow\ "
             rf"{study.var_unscaled[-1]:.1f},\qquad \mathrm{{Var}}\!\left(\dfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\right) "
             rf"= {study.var_scaled[-1]:.3f}"
         )
-        left, right = st.columns(2)
+        left, right = present.chart_columns(2)
         with left:
             series = {"q·k (unscaled)": study.var_unscaled, "q·k / √d_k (scaled)": study.var_scaled}
             title = "Variance of the scores against d_k"
@@ -226,7 +223,7 @@ if deck.shows(2):
             ("Softmax weights", comp.softmax_before, comp.softmax_after, comp.softmax_sum, "lab_softmax_compete"),
             ("Sigmoid values", comp.sigmoid_before, comp.sigmoid_after, comp.sigmoid_sum, "lab_sigmoid_compete"),
         )
-        for column, (name, before, after, total, key) in zip(st.columns(2), competition, strict=True):
+        for column, (name, before, after, total, key) in zip(present.chart_columns(2), competition, strict=True):
             with column:
                 title = f"{name}, before and after raising one score"
                 fig = grouped_bars(
@@ -243,7 +240,7 @@ if deck.shows(2):
                 )
                 show_figure(fig, key, table=table)
                 st.metric(f"Sum of {name.lower()}", f"{total:.4f}")
-        st.latex(
+        present.formula(
             rf"\sum_i \mathrm{{softmax}}(s)_i = {comp.softmax_sum:.4f},\qquad "
             rf"\sum_i \sigma(s_i) = \sum_i \frac{{1}}{{1 + \exp(-s_i)}} = {comp.sigmoid_sum:.4f}"
         )

@@ -265,9 +265,10 @@ def labels_of(labels: dict) -> dict:
     return {k: labels[k] for k in ("row_title", "col_title") if k in labels}
 
 
-def side_by_side(draw, *charts: tuple) -> None:
-    """``draw(*args)`` for each chart's arguments, each in a column of its own."""
-    for column, args in zip(st.columns(len(charts)), charts, strict=True):
+def side_by_side(draw, *charts: tuple, columns=None) -> None:
+    """``draw(*args)`` for each chart's arguments, each in a column of its own: ``columns``, else new
+    ones (in presenter mode on the section's stage)."""
+    for column, args in zip(columns or present.chart_columns(len(charts)), charts, strict=True):
         with column:
             draw(*args)
 

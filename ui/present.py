@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -57,14 +57,13 @@ STAGE_KEY = "present_stage"  # the stage's container: class st-key-present_stage
 SIDE_SHARE = 0.34  # the side area's share of the width, beside the charts
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Stage:
-    """This run's stage: ``charts`` (where ui.charts draws), ``side`` (entered for the rest of
-    the run, so a section's text lands there) and the chart columns made in ``charts``."""
+    """This run's stage: ``charts`` (where ui.charts draws) and ``side`` (entered for the rest
+    of the run, so a section's text lands there)."""
 
     charts: DeltaGenerator
     side: DeltaGenerator
-    chart_blocks: list[DeltaGenerator] = field(default_factory=list)
 
 
 _RUN = threading.local()  # one script run at a time per thread; start() and close() reset it
@@ -77,6 +76,15 @@ def _stage() -> _Stage | None:
 def _top() -> DeltaGenerator | None:
     stack = context_dg_stack.get()
     return stack[-1] if stack else None
+
+
+def _inside(dg: DeltaGenerator | None, area: DeltaGenerator) -> bool:
+    """Whether ``dg`` is ``area`` or a container made in it (a DeltaGenerator knows its parent)."""
+    while dg is not None:
+        if dg is area:
+            return True
+        dg = getattr(dg, "_parent", None)
+    return False
 
 
 def _open(beside: bool | float) -> None:
@@ -121,30 +129,32 @@ def stage(beside: bool | float = True) -> Iterator[None]:
 
 
 def chart_area() -> DeltaGenerator | None:
-    """Where a chart goes: the stage's chart area while the section writes beside it, else
-    None (where the page is writing)."""
+    """Where a chart goes: the stage's chart area while the section writes beside it (in its
+    side area or a container made there), else None (where the page is writing)."""
     stage = _stage()
-    return stage.charts if stage is not None and _top() is stage.side else None
+    return stage.charts if stage is not None and _inside(_top(), stage.side) else None
 
 
 def fills_stage() -> bool:
-    """Whether a chart drawn now fills the stage's height (it is on the stage)."""
+    """Whether a chart drawn now fills the stage's height (it lands on the stage)."""
     stage = _stage()
-    if stage is None:
-        return False
     top = _top()
-    return top is stage.side or top is stage.charts or any(top is col for col in stage.chart_blocks)
+    return stage is not None and (_inside(top, stage.side) or _inside(top, stage.charts))
 
 
 def chart_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
     """Columns for charts side by side: ``st.columns``, made in the stage's chart area when
-    presenting, where the charts in them fill the stage's height."""
+    presenting, where the charts in them share the stage's height."""
     stage = _stage()
-    if stage is None:
-        return st.columns(spec, **kwargs)
-    columns = stage.charts.columns(spec, **kwargs)
-    stage.chart_blocks.extend(columns)
-    return columns
+    return (stage.charts if stage is not None else st).columns(spec, **kwargs)
+
+
+def control_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
+    """Columns for a section's own controls; in presenter mode one above the other in the
+    section's side area (where side by side they would be too narrow), as containers."""
+    if _stage() is not None:
+        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+    return st.columns(spec, **kwargs)
 
 
 def formula(tex: str) -> None:
@@ -221,20 +231,22 @@ class Deck:
     def shows(self, index: int) -> bool:
         return not on() or index == self.current
 
-    def section(self, index: int, ready: bool = True, *, beside: bool | float = True) -> bool:
+    def section(
+        self, index: int, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
+    ) -> bool:
         """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
         (as ``shows``). When it is, draws its heading: the subheader "Step 4 · Queries, keys and
         values" (the title alone for an extra past the counted ones), or with ``numbered`` the
         header "4. Queries, keys and values". In presenter mode the progress line is the heading,
         and the section is laid out on the stage: its charts first, the rest ``beside`` them
         (True, or the side's share of the width; False: below them, for charts that need the whole
-        width)."""
+        width). ``heading`` words the heading otherwise than the title (outside presenter mode)."""
         if not ready or not self.shows(index):
             return False
         if on():
             _open(beside)
             return True
-        title = self.titles[index]
+        title = heading or self.titles[index]
         if self.numbered:
             st.header(f"{index + 1}. {title}")
         else:
