@@ -90,7 +90,6 @@ q_name, kv_name = lesson.q_name, lesson.kv_name
 T_q, T_k = steps.scores.shape
 
 
-
 def setup() -> None:
     """Where the queries, keys and values come from (in presenter mode, under section 1's charts)."""
     st.caption(
