@@ -114,7 +114,7 @@ with present.stage(beside=False):  # on a projector the two charts fill the scre
         if trained is None:
             st.info(f"The trained head cannot be shown: {md_escape(problem or 'unknown error')}")
         else:
-            title = f"After training: our decoder's layer {trained.layer + 1}, head {trained.head}"
+            title = f"After training: layer {trained.layer + 1}, head {trained.head} of our decoder"
             show_attention("home_trained", trained.trained, trained.words, title=title)
     if trained is not None:
         st.markdown(training_sentence(trained))

@@ -327,8 +327,8 @@ def test_presenter_mode_steps_through_the_views(loaded):
     at.query_params.update({"view": "model", "layer": "2", "head": "5"})
     _run(at)
     assert not [r for r in at.radio if r.key == "rm_view"], "the View radio is drawn in presenter mode"
-    progress = [m.value for m in at.markdown if m.value.startswith("**View ")]
-    assert progress == ["**View 2 of 5** · Model view"]
+    progress = [m.value for m in at.markdown if m.value.startswith("## **View ")]
+    assert progress == ["## **View 2 of 5** · Model view"]
     assert {w.key for w in at.sidebar.selectbox} >= {"rm_model", "rm_preset"}
     assert [t.key for t in at.sidebar.toggle] == ["rm_predict"]
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
@@ -340,7 +340,7 @@ def test_presenter_mode_steps_through_the_views(loaded):
     at.button(key="rm_view_next").click()
     _run(at)
     assert at.session_state["rm_view"] == "neuron" and at.query_params["view"] == "neuron"
-    assert [m.value for m in at.markdown if m.value.startswith("**View ")] == ["**View 3 of 5** · Neuron view"]
+    assert [m.value for m in at.markdown if m.value.startswith("## **View ")] == ["## **View 3 of 5** · Neuron view"]
     assert figure_by_title(at, "softmax") and not [f for f in figures(at) if "Model view" in str(f["layout"])]
     for _ in range(2):  # to the last view; Next is then disabled
         at.button(key="rm_view_next").click()
@@ -369,7 +369,7 @@ def test_switching_presenter_mode_keeps_the_view():
     _run(at)
     at.session_state["present"] = True
     _run(at)
-    assert [m.value for m in at.markdown if m.value.startswith("**View ")] == ["**View 3 of 5** · Neuron view"]
+    assert [m.value for m in at.markdown if m.value.startswith("## **View ")] == ["## **View 3 of 5** · Neuron view"]
     at.button(key="rm_view_next").click()
     _run(at)
     assert at.query_params["view"] == "summaries"
