@@ -13,6 +13,33 @@
 // And what the server cannot know, since it never sees the browser's width: every heatmap's
 // cell numbers and every chart title are fitted to the chart as drawn (see fitChart), and a
 // formula wider than its column is drawn smaller (see fitFormula).
+// A chart on presenter mode's stage (ui/present.py) is as tall as the room the stage leaves it:
+// Streamlit measures that (height="stretch") and passes it to Plotly. A new figure mounts a new
+// chart, which Streamlit first hands to Plotly at the figure's own height, and only then at the
+// measured size: two draws per change. The stage's CSS has sized the chart's box already, so the
+// first call is given that box's size: Plotly draws once, and the second call finds nothing to do.
+function keepStageSize() {
+  const plotly = window.Plotly;
+  if (!plotly || plotly.__stageSize) return;
+  plotly.__stageSize = true;
+  const react = plotly.react;
+  plotly.react = function (gd, ...args) {
+    // Plotly.react(gd, data, layout, config) or, as Streamlit calls it, Plotly.react(gd, figure).
+    const figure = args.length === 1 && args[0] && !Array.isArray(args[0]) ? args[0] : null;
+    const layout = figure ? figure.layout : args[1];
+    const box = gd && gd.closest && gd.closest('.st-key-present_stage [data-testid="stPlotlyChart"]');
+    if (box && layout && layout.width === undefined) {
+      const width = box.closest('[data-testid="stElementContainer"]').getBoundingClientRect().width;
+      const height = box.getBoundingClientRect().height;
+      if (width > 10 && height > 10) {
+        const sized = { ...layout, width, height };
+        args = figure ? [{ ...figure, layout: sized }] : [args[0], sized, ...args.slice(2)];
+      }
+    }
+    return react.call(this, gd, ...args);
+  };
+}
+
 export default function () {
   if (window.__chartTools) return;
   window.__chartTools = true;
@@ -338,6 +365,7 @@ export default function () {
   });
 
   const update = () => {
+    keepStageSize(); // Plotly's code arrives with the first chart
     for (const plot of document.querySelectorAll('.js-plotly-plot')) {
       label(plot);
       svgButton(plot);

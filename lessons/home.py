@@ -96,29 +96,29 @@ text = st.text_input(
 STATE.sync()
 tokens = tuple(ac.tokenize(text, max_tokens=MAX_TOKENS + 1))
 trained, problem = _trained()
-with present.stage(beside=False):  # on a projector the two charts fill the screen, the rest below them
-    before, after = present.chart_columns(2)
-    with before:
-        if not tokens:
-            st.info("Type a sentence above (it is empty) to see attention at work.")
-        else:
-            if len(tokens) > MAX_TOKENS:
-                st.caption(
-                    f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to {common.MAX_TOKENS}."
-                )
-                tokens = tokens[:MAX_TOKENS]
-            lesson = _lesson(tokens)
-            title = "Before training: one head with random weights"
-            show_attention("home_weights", lesson.steps.weights, tokens, title=title)
-    with after:
-        if trained is None:
-            st.info(f"The trained head cannot be shown: {md_escape(problem or 'unknown error')}")
-        else:
-            title = f"After training: layer {trained.layer + 1}, head {trained.head} of our decoder"
-            show_attention("home_trained", trained.trained, trained.words, title=title)
-    if trained is not None:
-        st.markdown(training_sentence(trained))
-    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+present.stage(beside=False)  # on a projector the two charts fill the screen, the rest below them
+before, after = present.chart_columns(2)
+with before:
+    if not tokens:
+        st.info("Type a sentence above (it is empty) to see attention at work.")
+    else:
+        if len(tokens) > MAX_TOKENS:
+            st.caption(
+                f"Only the first {MAX_TOKENS} tokens are shown here; Step by step takes up to {common.MAX_TOKENS}."
+            )
+            tokens = tokens[:MAX_TOKENS]
+        lesson = _lesson(tokens)
+        title = "Before training: one head with random weights"
+        show_attention("home_weights", lesson.steps.weights, tokens, title=title)
+with after:
+    if trained is None:
+        st.info(f"The trained head cannot be shown: {md_escape(problem or 'unknown error')}")
+    else:
+        title = f"After training: layer {trained.layer + 1}, head {trained.head} of our decoder"
+        show_attention("home_trained", trained.trained, trained.words, title=title)
+if trained is not None:
+    st.markdown(training_sentence(trained))
+st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 st.header("Start here")
 st.markdown("The pages in teaching order. Each one computes every number it shows, live.")

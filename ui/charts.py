@@ -434,7 +434,9 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
         if key.startswith(("xaxis", "yaxis")) and isinstance(layout[key], dict):
             layout[key] = _with_defaults(layout[key], _AXIS_LOOK)
     if isinstance(layout.get("title"), dict) and layout["title"].get("text"):
-        layout["title"] = _with_defaults(layout["title"], {"x": 0.0, "xanchor": "left", "font": {"weight": 600}})
+        # 2 px in from the edge: a first letter such as "A" or "V" reaches a pixel left of its x.
+        title = {"x": 0.0, "xanchor": "left", "pad": {"l": 2}, "font": {"weight": 600}}
+        layout["title"] = _with_defaults(layout["title"], title)
     layout["datarevision"] = revision
     data = _plain(fig._data)
     if scale != 1.0:

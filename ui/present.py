@@ -17,8 +17,6 @@ the whole width (``Deck.section(..., beside=False)``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,18 +112,12 @@ def close() -> None:
             return
 
 
-@contextmanager
-def stage(beside: bool | float = True) -> Iterator[None]:
-    """A stage for a page without sections (Home): inside the block, charts fill the room left
-    on the screen and the rest goes beside (or below) them. Outside presenter mode, nothing."""
-    if not on():
-        yield
-        return
-    _open(beside)
-    try:
-        yield
-    finally:
-        close()
+def stage(beside: bool | float = True) -> None:
+    """A stage for a page without sections (Home), from here to the end of the run: charts fill
+    the room left on the screen and the rest goes beside (or below) them. Outside presenter
+    mode, nothing."""
+    if on():
+        _open(beside)
 
 
 def chart_area() -> DeltaGenerator | None:
