@@ -316,7 +316,7 @@ if sections[1] is not None:
             f"What the slip does, with one head of random weights (d_model = {x_shape[1]}, d_k = "
             f"{c.steps_correct.d_k}): under the notes' mask, {leaks}. With the correct mask every weight on a "
             f"later word is exactly {c.future_weight:g}: e to the power −∞ is 0, not just close to 0. The "
-            "charts below use this app's layout, queries in rows."
+            f"charts {'above' if present.on() else 'below'} use this app's layout, queries in rows."
         )
         side_by_side(
             lambda key, w, name: show_attention(key, w, c.tokens, title=name),
@@ -533,7 +533,8 @@ if sections[5] is not None:
         st.markdown(
             f"Over {w.rows} rows of {len(w.row_scaled)} such scaled scores, the mean entropy is "
             f"**{_n(w.mean_entropy, 2)} bits** and the largest weight averages {_n(w.mean_top, 2)}; with s = 1 "
-            f"they are {_n(w.unit_mean_entropy, 2)} bits and {_n(w.unit_mean_top, 2)}. The scaled row below still "
+            f"they are {_n(w.unit_mean_entropy, 2)} bits and {_n(w.unit_mean_top, 2)}. The scaled row "
+            f"{'above' if present.on() else 'below'} still "
             f"saturates: its top weight is {_n(w.row_weights.max(), 3)} and its entropy {_n(w.row_entropy, 3)} bits."
         )
         keys = [f"k{k}" for k in range(len(w.row_weights))]

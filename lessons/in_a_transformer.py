@@ -136,7 +136,8 @@ if deck.section(0, ready, beside=False):
         "words do not match, not that the layer always ignores that position."
     )
     st.markdown(
-        f"Below, both sentences go through one dense mixing layer and one attention head (random weights, "
+        f"{'Above' if present.on() else 'Below'}, both sentences go through one dense mixing layer "
+        f"and one attention head (random weights, "
         f"d_model = {dv.attention[0].x.shape[1]}, d_k = {dv.attention[0].d_k}). Over the {c} positions both "
         "sentences have:"
     )
@@ -274,7 +275,8 @@ if deck.section(3, ready):
         "residual and LayerNorm."
     )
     st.markdown(
-        f"Below, one such block really runs on sentence A (T = {T}, d_model = {d_model}, H = {sp.H}, "
+        f"{'On the left' if present.on() else 'Below'}, one such block really runs on sentence A "
+        f"(T = {T}, d_model = {d_model}, H = {sp.H}, "
         f"random weights); every shape is read from the arrays it made. After the last LayerNorm each token's "
         f"vector has mean within {_e(mean_max)} of 0 and a standard deviation of {_n(std_mean, 4)} on average."
     )

@@ -81,10 +81,13 @@ def _attend(
     return models.extract_attentions(_loaded, sentence_a, sentence_b, models.MAX_TOKENS)
 
 
+IN_SIDEBAR = " (the examples in the sidebar)" if present.on() else ""  # where presenter mode keeps them
+
+
 def it_caption(rows: dict[str, dict], layer: int, head: int) -> str:
     """The suggestion for the animal pair, stated from the model's own numbers."""
     return (
-        f"Try the animal sentences one at a time, focus on “it” and look at layer {layer}, head {head}: "
+        f"Try the animal sentences{IN_SIDEBAR} one at a time, focus on “it” and look at layer {layer}, head {head}: "
         + it_numbers(rows)
     )
 
@@ -496,7 +499,8 @@ if loaded is None:
         "The other pages do not need it and keep working."
     )
 elif not text_a.strip():
-    problem_text = "Type a sentence A above (it is empty), or pick an example, to see the model's attention."
+    where = "in the sidebar" if present.on() else "above"  # where presenter mode keeps the sentences
+    problem_text = f"Type a sentence A {where} (it is empty), or pick an example, to see the model's attention."
 else:
     try:
         att = _attend(loaded, loaded.name, loaded.source, text_a, text_b if text_b.strip() else None)

@@ -257,6 +257,7 @@ def spread_sentence(stats: wt.StepStats) -> str:
 
 
 IN_SIDEBAR = " in the sidebar" if present.on() else ""  # where presenter mode keeps the sentence box
+LATER = "in the steps that follow" if present.on() else "below"  # presenter mode shows one step at a time
 
 
 def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
@@ -432,7 +433,11 @@ if decoder_head:
         f"Weights: layer {layer + 1}, head {head} of our small decoder, with the causal mask on because the head "
         f"was trained with it: every word reads only the words before it. With the model's own settings attn_core's "
         f"weights match the decoder's attention to max |Δ| = {model_error:.1e}."
-        + ("" if same else " Your switches change this run, so the weights below differ from the model's on purpose.")
+        + (
+            ""
+            if same
+            else f" Your switches change this run, so the weights {LATER} differ from the model's on purpose."
+        )
     )
 if real_head:
     same = flags["scale"] and not flags["x100"] and not flags["causal"]
@@ -440,7 +445,11 @@ if real_head:
         f"Weights: layer {layer}, head {head} of all-MiniLM-L6-v2. With the model's own settings (divided by "
         f"√{d_k}, no ×100, no mask) attn_core's weights match the model's attention to max |Δ| = "
         f"{model_error:.1e}."
-        + ("" if same else " Your switches change this run, so the weights below differ from the model's on purpose.")
+        + (
+            ""
+            if same
+            else f" Your switches change this run, so the weights {LATER} differ from the model's on purpose."
+        )
     )
 
 deck.nav()
@@ -475,18 +484,18 @@ if deck.section(0):
         st.markdown(
             "The model's own tokenizer cuts the text: it lowercases it, splits rare words into WordPiece parts "
             "(## marks a part that continues a word), and adds [CLS] at the start and [SEP] at the end. Every "
-            "position is its own token, so a repeated word gets separate rows in every matrix below."
+            f"position is its own token, so a repeated word gets separate rows in every matrix {LATER}."
         )
     elif decoder_head:
         st.markdown(
             f"The decoder reads words from its own {len(decoder.vocab) - 1}-word vocabulary, in lower case; any "
             "other word or mark becomes <unk>. Every position is its own token, so a repeated word gets separate "
-            "rows below."
+            f"rows {LATER}."
         )
     else:
         st.markdown(
             "The sentence is cut into tokens: words and punctuation marks. Every position is its own token, so "
-            "a word that appears twice gets two separate rows in every matrix below. "
+            f"a word that appears twice gets two separate rows in every matrix {LATER}. "
             + _repeats_sentence(stats, flags["pos"])
         )
     st.latex(rf"T = {T} \text{{ tokens}}")
