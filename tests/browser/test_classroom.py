@@ -192,7 +192,7 @@ def test_presenter_mode_on_other_long_pages(page, watch, server) -> None:
     open_app(page, server.url, "masks-and-cost?present=1")
     assert progress_lines(page) == ["Section 1 of 6 · Global mask"]
     assert chart_titles(page) == ["Global mask (1 = may attend)", "Global weights"]
-    headers = page.locator(f"{MAIN} :is(h1, h2, h3)").all_inner_texts()
+    headers = page.locator(f"{MAIN} :is(h2, h3)").all_inner_texts()
     # One heading per section: the progress line; the page's own "1. Four masks" and "Global" are left out.
     assert [h for h in headers if "mask" in h.lower()] == ["Section 1 of 6 · Global mask"], headers
     causal = "Section 2 of 6 · Causal mask"
