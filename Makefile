@@ -6,7 +6,7 @@ CHROMIUM ?= /usr/bin/chromium
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench chromium clean
+.PHONY: run test lint bench chromium screenshots clean
 
 run: $(VENV)/.run-stamp
 	$(VENV)/bin/streamlit run app.py
@@ -22,6 +22,10 @@ lint: $(VENV)/.dev-stamp
 
 bench: $(VENV)/.bench-stamp chromium
 	$(PY) tests/perf/bench.py
+
+# The README's projector and phone screenshots (assets/screen-*.png), from the running app.
+screenshots: $(VENV)/.dev-stamp chromium
+	$(PY) tests/screenshots.py
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
