@@ -357,6 +357,15 @@ export default function () {
     const ratio = width / box.scrollWidth;
     const px = parseFloat(getComputedStyle(katex).fontSize);
     if (ratio < 0.995) katex.style.fontSize = `${(px * Math.max(0.6, ratio * 0.98)).toFixed(1)}px`;
+    // Still wider at 60 %: the box scrolls sideways, so Tab must reach it and the arrow keys scroll
+    // it (WCAG 2.1.1, as for a table's box above).
+    if (box.scrollWidth > box.clientWidth + 1) {
+      box.setAttribute('tabindex', '0');
+      box.setAttribute('role', 'region');
+      box.setAttribute('aria-label', 'Formula, scrolls sideways');
+    } else if (box.hasAttribute('tabindex')) {
+      ['tabindex', 'role', 'aria-label'].forEach((name) => box.removeAttribute(name));
+    }
   };
   const formulaHolders = new ResizeObserver((entries) => entries.forEach((e) => fitFormula(e.target)));
   document.fonts.addEventListener('loadingdone', () => {

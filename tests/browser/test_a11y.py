@@ -298,7 +298,7 @@ def test_axe_finds_no_violation_in_presenter_mode_later_sections(request, browse
 
     def shows_the_section(page) -> None:
         step = int(query.split("=")[1])
-        line = page.locator("[data-testid='stMain'] p").filter(has_text=re.compile(r"^\s*\w+ \d+ of \d+"))
+        line = page.locator("[data-testid='stMain'] h2").filter(has_text=re.compile(r"^\s*\w+ \d+ of \d+"))
         assert re.match(rf"\w+ {step} of \d+", line.first.inner_text()), line.first.inner_text()
         assert chart_names(page), f"{path}?{query}: no chart in this section"
 
@@ -454,7 +454,7 @@ def test_presenter_next_and_back_work_from_the_keyboard(browser, server_dark) ->
     context, page, watch = _open(browser, server_dark, "step-by-step", "present=1")
 
     def progress() -> str:
-        line = page.locator("[data-testid='stMain'] p").filter(has_text=re.compile(r"Step \d+ of \d+"))
+        line = page.locator("[data-testid='stMain'] h2").filter(has_text=re.compile(r"Step \d+ of \d+"))
         return line.first.inner_text()
 
     def press(key: str) -> None:
