@@ -161,6 +161,15 @@ def _box(r: dict) -> str:
     return f"({r['left']:.0f}, {r['top']:.0f})-({r['right']:.0f}, {r['bottom']:.0f})"
 
 
+def small_targets(page) -> list[str]:
+    """Controls too small, or too close together, for a thumb: axe-core's WCAG 2.2 AA rules (its
+    target-size rule, 2.5.8: at least 24 × 24 px, or that far from the next control), on the whole
+    document, the sidebar's controls too."""
+    from tests.browser.a11y import axe_violations
+
+    return [f"[{v['id']}] {n['html'][:120]}" for v in axe_violations(page, ("wcag22aa",)) for n in v["nodes"]]
+
+
 def settle(page, timeout_ms: int = 30_000) -> None:
     page.wait_for_function(_SETTLED_JS, arg=QUIET_MS, polling=100, timeout=timeout_ms)
 

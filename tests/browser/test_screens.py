@@ -6,7 +6,8 @@ a phone.
   screen's height, and the body text is at least 20 px.
 - At 390 px and at 1280×800, on every page and in every presenter section: no heatmap cell number
   spills out of its cell or overlaps another (or is drawn under 9 px), every chart title (and the
-  note under it) lies within its chart, and the page does not scroll sideways.
+  note under it) lies within its chart, and the page does not scroll sideways. On the phone,
+  every control is large enough for a thumb (axe-core's target-size rule, WCAG 2.2's 2.5.8).
 
 One server and one tab: a page is opened once per mode and the window is resized between
 measurements (the charts are drawn again at each size; screens.settle waits for that).
@@ -20,7 +21,17 @@ import pytest
 
 from tests.browser.checks import link_problems
 from tests.browser.classroom import MAIN, PROGRESS, click, main_button, progress_lines
-from tests.browser.screens import LAPTOP, LARGEST_SHARE, PHONE, PROJECTORS, Screen, measure, resize, settle
+from tests.browser.screens import (
+    LAPTOP,
+    LARGEST_SHARE,
+    PHONE,
+    PROJECTORS,
+    Screen,
+    measure,
+    resize,
+    settle,
+    small_targets,
+)
 from tests.browser.session import offline_context
 from tests.browser.waits import PAGES, open_app
 
@@ -72,6 +83,7 @@ def test_every_page_reads_on_a_laptop_and_on_a_phone(tab, server) -> None:
             screen = measure(page, f"{title} at {_name(size)}")
             problems += _problems(screen, projector=False)
             labels += screen.heatmap_labels()
+        problems += [f"{title} at {_name(PHONE)}: too small for a thumb: {t}" for t in small_targets(page)]
         problems += [f"{title}: {p}" for p in link_problems(page, watch, server)]
         watch.clear()
     assert labels > 500, f"only {labels} heatmap cell numbers were measured"  # the checks saw numbers
