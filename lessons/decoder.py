@@ -11,9 +11,10 @@ from attn_core import figures as fg
 from attn_core import trained_decoder as dc
 from attn_core.figures import real_model as mf
 from attn_core.tables import head_table, weights_table
-from ui import present
+from ui import outline, present, sentence
 from ui.charts import show_attention, show_bars, show_figure, show_lines, side_by_side
 from ui.common import MAX_CHARS, md_escape, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param, clamp_index
 
 SECTIONS = ("Your words", "Every head", "Previous-token and induction heads", "Next-word guesses", "How it learned")
@@ -35,7 +36,7 @@ LAYERS, HEADS = (decoder.n_layers, decoder.n_heads) if decoder is not None else 
 STATE = PageState(
     "dec",
     (
-        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS),
+        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS, shared=True),
         Param("layer", min(1, LAYERS - 1), "int", lo=0, hi=LAYERS - 1),
         Param("head", 0, "int", lo=0, hi=HEADS - 1),
         Param("focus", None, "index"),
@@ -57,7 +58,7 @@ def _random(decoder: dc.Decoder) -> None:
     """The button: N_RANDOM random words, then the same words again (a new seed each press)."""
     seed = int(st.session_state.get(K("seed"), 0)) + 1
     st.session_state[K("seed")] = seed
-    st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed))
+    sentence.set_quietly(K("text"), " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed)))  # this page's own
 
 
 def _intro(decoder: dc.Decoder | None, training: dc.Training | None) -> str:
@@ -149,6 +150,7 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
     return int(layer), int(head), float(scores[layer, head])
 
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Decoder (causal): a model that reads left to right")
@@ -167,8 +169,14 @@ right.button(
     width="stretch",
     help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
 )
+if sentence.carried(K("text")):
+    st.caption(
+        f"These are the words of your sentence from another page. The model knows only its {n_words} words, in "
+        "lower case: any other word or mark is read as <unk>, and the note below names them."
+    )
 with st.expander(f"The {n_words} words the model knows"):
     st.markdown(" · ".join(decoder.vocab[1:]))
+outline.steps(deck)
 lesson = _lesson(decoder, text or "")
 if lesson.empty:
     STATE.sync()
@@ -186,10 +194,22 @@ if lesson.unknown:
         + ". Capitals do not matter; punctuation and other words become <unk>."
     )
 deck.nav()
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(run.tokens, lesson.period),
+        outline.fingerprint(run.attentions, lesson.mean_distance),
+        outline.fingerprint(lesson.previous_token, lesson.induction),
+        outline.fingerprint(lesson.loss, lesson.top_words, lesson.top_probs),
+        outline.fingerprint(training),
+    ),
+    {"Words": text},
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- your words
 if deck.shows(0):
-    st.header("1. Your words")
+    st.header("1. Your words", anchor=deck.anchor(0))
     show_tokens(list(run.tokens))
     if lesson.period is None:
         st.markdown(
@@ -204,7 +224,7 @@ if deck.shows(0):
 
 # --------------------------------------------------------------------------- every head
 if deck.shows(1):
-    st.header("2. Every head, causal")
+    st.header("2. Every head, causal", anchor=deck.anchor(1))
     st.markdown(
         "Each small square is one head's attention matrix: row i is word i looking back. Everything above the "
         "diagonal is exactly zero, because the causal mask gives those scores −∞ before the softmax."
@@ -254,7 +274,7 @@ if deck.shows(1):
 
 # --------------------------------------------------------------------------- the two kinds of head
 if deck.shows(2):
-    st.header("3. Previous-token heads and induction heads")
+    st.header("3. Previous-token heads and induction heads", anchor=deck.anchor(2))
     st.markdown(
         "A **previous-token head** sends each word's attention to the word just before it. It copies "
         "“which word came before me” into each position's vector. An **induction head** in the next layer "
@@ -283,7 +303,7 @@ if deck.shows(2):
 
 # --------------------------------------------------------------------------- guesses and loss
 if deck.shows(3):
-    st.header("4. The model's next-word guesses")
+    st.header("4. The model's next-word guesses", anchor=deck.anchor(3))
     positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
     if T > 1:
         show_bars(
@@ -317,7 +337,7 @@ if deck.shows(3):
 
 # --------------------------------------------------------------------------- training
 if deck.shows(4):
-    st.header("5. How it learned")
+    st.header("5. How it learned", anchor=deck.anchor(4))
     side_by_side(
         lambda key, series, title, y_title: show_lines(
             key, training.steps, series, title=title, x_title="training step", y_title=y_title
@@ -337,3 +357,31 @@ if deck.shows(4):
     )
     st.markdown(_learning(training, n_words))
 STATE.sync()
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(decoder: dc.Decoder, lesson: dc.DecoderLesson) -> list[str]:
+    """The footer's lines, from this run's lesson."""
+    lines = [
+        f"All {decoder.n_layers * decoder.n_heads} heads are causal: the largest weight any of them gives a later "
+        f"word is {lesson.max_above_diagonal:g}."
+    ]
+    if lesson.period is not None and lesson.loss_repeat is not None:
+        lines.append(
+            f"Before the repeat the mean loss was {lesson.loss_first:.2f}; in the repeated part it was "
+            f"{lesson.loss_repeat:.2f}, and the top guess was right {lesson.accuracy_repeat:.0%} of the time."
+        )
+    else:
+        lines.append(
+            "Your words do not repeat a stretch from the start, so an induction head has nothing to copy; "
+            "“Random sequence, repeated” makes words that do."
+        )
+    if lesson.induction is not None:
+        layer, head, value = _best(lesson.induction)
+        lines.append(f"The strongest induction head on these words is layer {layer + 1}, head {head} ({value:.2f}).")
+    return lines
+
+
+footer(__file__, what_it_showed(decoder, lesson), deck)

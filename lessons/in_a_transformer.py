@@ -17,9 +17,10 @@ from attn_core.figures import bar_chart, heatmap, line_chart
 from attn_core.figures.context import block_diagram
 from attn_core.figures.lab import log_x_lines
 from attn_core.tables import Table
-from ui import present
+from ui import outline, present, sentence
 from ui.charts import show_attention, show_figure, show_mask
 from ui.common import MAX_CHARS, checked_tokens, md_escape, num
+from ui.footer import footer
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -42,7 +43,7 @@ state = PageState(
     "tf",
     params=(
         Param("step", 1, "int", lo=1, hi=len(TITLES)),
-        Param("a", "The cat sat on the mat.", "text", max_chars=MAX_CHARS),
+        Param("a", "The cat sat on the mat.", "text", max_chars=MAX_CHARS, shared=True),
         Param("b", "Le chat était assis sur le tapis.", "text", max_chars=MAX_CHARS),
         Param("d_model", 64, "choice", choices=tr.D_MODELS),
         Param("heads", 4, "choice", choices=tr.HEADS),
@@ -87,8 +88,10 @@ def _q(text: str) -> str:
 
 # --------------------------------------------------------------------------- widgets
 
+fresh = state.key("a") not in st.session_state  # the page's first run in this visit
 state.start()
 deck = Deck(TITLES, step_key=state.key("step"), numbered=True)
+outline.steps(deck)
 
 st.title("Attention in a transformer")
 present.intro(
@@ -100,6 +103,8 @@ present.intro(
 left, right = st.columns(2)
 left.text_input("Sentence A (the encoder's source)", key=state.key("a"), max_chars=MAX_CHARS)
 right.text_input("Sentence B (the decoder's target)", key=state.key("b"), max_chars=MAX_CHARS)
+if sentence.carried(state.key("a")):
+    st.caption("Sentence A is your sentence from another page; sentence B is still the example's target.")
 c1, c2, c3 = st.columns(3)
 c1.select_slider("d_model (width of every token vector)", options=tr.D_MODELS, key=state.key("d_model"))
 c2.select_slider("H (attention heads)", options=tr.HEADS, key=state.key("heads"))
@@ -120,6 +125,28 @@ if tokens_a and tokens_b:
 elif deck.current < 6:
     st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
 ready = lesson is not None  # sections 1 to 6 use sentences A and B
+if ready:
+    senses_inputs = (state.value("sentences"), state.value("word"), state.value("layer"))  # section 7's only inputs
+    outline.changes(
+        deck,
+        (
+            outline.fingerprint(lesson.dense),
+            outline.fingerprint(lesson.split, lesson.minilm),
+            outline.fingerprint(lesson.padding),
+            outline.fingerprint(lesson.block),
+            outline.fingerprint(lesson.masks),
+            outline.fingerprint(lesson.cost),
+            outline.fingerprint(*senses_inputs),
+        ),
+        {
+            "Sentence A": state.value("a"),
+            "Sentence B": state.value("b"),
+            "d_model": state.value("d_model"),
+            "H": state.value("heads"),
+            "Seed": state.value("seed"),
+        },
+        fresh=fresh,
+    )
 
 
 # --------------------------------------------------------------------------- 1. dense vs attention
@@ -548,3 +575,28 @@ if deck.section(6):
                         )
 
 state.sync()
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(lesson: tr.TransformerLesson) -> list[str]:
+    """The footer's lines, from this run's lesson."""
+    sp, blk, p = lesson.split, lesson.block, lesson.padding
+    lines = [
+        f"With d_model = {sp.d_model} and H = {sp.H}, each head works in d_k = {sp.d_k} dimensions, so the {sp.H} "
+        f"heads together have {_big(sp.qkv_params)} weights in W_q, W_k and W_v, as many as one head of the full "
+        "width.",
+        f"One encoder block keeps the shape: sentence A goes in as {blk.x.shape[0]}×{blk.x.shape[1]} and comes out "
+        f"as {blk.output.shape[0]}×{blk.output.shape[1]}.",
+    ]
+    b = p.padded
+    if p.lengths[0] != p.lengths[1]:
+        lines.append(
+            f"With the padding mask the padding keys get weight {p.pad_weight:g}; without it, "
+            f"{p.changed_unmasked[b]} of the {p.lengths[b]} real tokens of sentence {'AB'[b]} got other outputs."
+        )
+    return lines
+
+
+footer(__file__, what_it_showed(lesson) if lesson is not None else [], deck)

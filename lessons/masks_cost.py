@@ -6,9 +6,10 @@ import streamlit as st
 from attn_core import experiments as ex
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from ui import present
+from ui import outline, present
 from ui.charts import show_attention, show_heatmap, show_lines, show_mask, show_scores
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param
 
 MASK_TITLES = {"global": "Global", "causal": "Causal", "window": "Sliding window", "dilated": "Dilated"}
@@ -20,7 +21,7 @@ SECTIONS = (
 STATE = PageState(
     "masks",
     (
-        Param("text", PRESETS[0], "text"),
+        Param("text", PRESETS[0], "text", shared=True),
         Param("radius", 2, "int", lo=0, hi=8),
         Param("dilation", 2, "int", lo=1, hi=4),
         Param("seed", 0, "int", lo=0, hi=10_000),
@@ -70,6 +71,7 @@ EXPLAIN = {
 }
 
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Masks and cost")
@@ -83,6 +85,7 @@ st.latex(
 )
 
 text = sentence_input(K("text"))
+outline.steps(deck)
 tokens = checked_tokens(text)
 if tokens:
     show_tokens(tokens)
@@ -99,6 +102,16 @@ study = _study(tuple(tokens), int(radius), int(dilation), int(seed))
 T_VALUES, counts, memory = study.T_values, study.counts, study.memory
 
 deck.nav()
+outline.changes(
+    deck,
+    (
+        *(outline.fingerprint(study.steps(kind), study.kept[kind]) for kind in ex.MASK_KINDS),
+        outline.fingerprint(T, T_VALUES, counts, memory),
+        outline.fingerprint(study.additive, study.dot, study.w_qk, study.top_agree),
+    ),
+    {"Sentence": text, "Window radius r": radius, "Dilation": dilation, "Seed": seed},
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- 1. the masks
 for n, kind in enumerate(ex.MASK_KINDS):
@@ -106,10 +119,12 @@ for n, kind in enumerate(ex.MASK_KINDS):
         continue
     title = MASK_TITLES[kind]
     steps = study.steps(kind)
-    if n == 0 or present.on():
-        st.header("1. Four masks on your sentence" if not present.on() else f"{title} mask")
-    if not present.on():
-        st.subheader(title)
+    if present.paged():
+        st.header(f"{title} mask", anchor=deck.anchor(n))
+    else:
+        if n == 0:
+            st.header("1. Four masks on your sentence")
+        st.subheader(title, anchor=deck.anchor(n))
     st.markdown(EXPLAIN[kind])
     kept, total = study.kept[kind], study.kept["global"]
     st.latex(
@@ -127,7 +142,7 @@ for n, kind in enumerate(ex.MASK_KINDS):
 
 # --------------------------------------------------------------------------- 2. cost
 if deck.shows(4):
-    st.header("2. The cost of global attention grows like T²")
+    st.header("2. The cost of global attention grows like T²", anchor=deck.anchor(4))
     st.markdown(
         "Global attention computes one score for every pair of tokens: double the length and there are four "
         "times as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed "
@@ -166,7 +181,7 @@ if deck.shows(4):
 # --------------------------------------------------------------------------- 3. other scores
 if not deck.shows(5):
     st.stop()
-st.header("3. Where the dot product fits")
+st.header("3. Where the dot product fits", anchor=deck.anchor(5))
 agree = round(study.top_agree * T)  # rows whose best key is the same under both scores
 by_chance = study.top_agree_chance * T  # rows two unrelated scores would share on average
 st.markdown(
@@ -218,3 +233,18 @@ show_heatmap(
     width_px=FULL_WIDTH_PX,
 )
 st.metric("Max |bilinear scores − QKᵀ|", f"{study.bilinear_diff:.2e}")
+
+# --------------------------------------------------------------------------- what it showed
+kept = study.kept
+footer(
+    __file__,
+    [
+        f"On your {T} tokens the causal mask keeps {kept['causal']} of {T * T} scores, the window (r = {radius}) "
+        f"{kept['window']} and the dilated mask {kept['dilated']}; a masked score becomes −∞, so its weight is "
+        "exactly 0.",
+        f"Global attention computes T² scores: {counts['global'][-1]:,} at T = {T_VALUES[-1]}, against "
+        f"{counts['window'][-1]:,} for the window.",
+        f"The additive and the dot-product scores pick the same best key in {agree} of your {T} rows.",
+    ],
+    deck,
+)

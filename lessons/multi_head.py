@@ -5,9 +5,10 @@ import streamlit as st
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from attn_core.figures.lab import concat_labels
-from ui import present
+from ui import outline, present
 from ui.charts import show_attention, show_heatmap
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param
 
 D_MODELS = (4, 8, 16, 32, 64)
@@ -17,7 +18,7 @@ SECTIONS = ("Each head with its own weights", "Concatenate, then mix with W_O")
 STATE = PageState(
     "mh",
     (
-        Param("text", PRESETS[0], "text"),
+        Param("text", PRESETS[0], "text", shared=True),
         Param("heads", 4, "int", lo=1, hi=8),
         Param("d_model", 16, "choice", choices=D_MODELS),
         Param("d_k", 4, "choice", choices=D_KS),
@@ -35,6 +36,7 @@ def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed:
     return lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
 
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Multi-head attention")
@@ -46,6 +48,7 @@ present.intro(
 )
 
 text = sentence_input(K("text"))
+outline.steps(deck)
 tokens = checked_tokens(text)
 if tokens:
     show_tokens(tokens)
@@ -64,10 +67,16 @@ mh = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), boo
 T = len(tokens)
 d_v = mh.heads[0].v.shape[1]
 deck.nav()
+outline.changes(
+    deck,
+    (outline.fingerprint(mh.heads), outline.fingerprint(mh.concat, mh.w_o, mh.output)),
+    {"Sentence": text, "Heads H": n_heads, "d_model": d_model, "d_k = d_v": d_k, "Seed": seed, "Causal mask": causal},
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- the heads
 if deck.shows(0):
-    st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights")
+    st.header(f"1. {n_heads} head{'s' if n_heads > 1 else ''}, each with its own weights", anchor=deck.anchor(0))
     st.markdown(
         "Every head sees the same embeddings X but projects them with different random matrices, so each "
         "head's weights differ. Each row is one query token and sums to 1."
@@ -85,7 +94,7 @@ if deck.shows(0):
 
 # --------------------------------------------------------------------------- concat, W_O, output
 if deck.shows(1):
-    st.header("2. Concatenate, then mix with W_O")
+    st.header("2. Concatenate, then mix with W_O", anchor=deck.anchor(1))
     st.markdown(
         f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × "
         f"{mh.concat.shape[1]} matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = "
@@ -132,3 +141,17 @@ if deck.shows(1):
             value_name="output",
         )
     st.caption("Blue is negative, red is positive, white is 0.")
+
+# --------------------------------------------------------------------------- what it showed
+plural = "s" if n_heads > 1 else ""
+footer(
+    __file__,
+    [
+        f"{n_heads} head{plural} turned the same {T} tokens into {n_heads} matri{'ces' if n_heads > 1 else 'x'} of "
+        f"{T}×{T} weights, each head with its own W_q, W_k and W_v (d_k = {d_k}).",
+        f"Side by side the heads' outputs make a {mh.concat.shape[0]}×{mh.concat.shape[1]} matrix, and W_O "
+        f"({mh.w_o.shape[0]}×{mh.w_o.shape[1]}) maps it back to {mh.output.shape[0]}×{mh.output.shape[1]}: one "
+        "row per token, as wide as the input X.",
+    ],
+    deck,
+)

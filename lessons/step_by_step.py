@@ -21,7 +21,7 @@ from attn_core import tables
 from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
-from ui import present, quiz
+from ui import outline, present, quiz
 from ui.charts import show_bars, show_heatmap, show_panels
 from ui.common import (
     MAX_CHARS,
@@ -33,7 +33,8 @@ from ui.common import (
     sentence_input,
     show_tokens,
 )
-from ui.model_cache import it_numbers, it_rows, try_load
+from ui.footer import footer
+from ui.model_cache import it_head, it_numbers, it_rows, try_load
 from ui.state import PageState, Param, clamp_index
 
 SOURCES = {  # URL value -> label
@@ -57,6 +58,7 @@ N_REPEAT = 20  # the sidebar's induction check: this many random words, then the
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
+SIZES = {"d_model": "d_model (size of each token vector)", "d_k": "d_k (size of queries and keys)"}
 TOGGLES = {  # URL name -> label
     "scale": "Divide the scores by √d_k",
     "x100": "Multiply the scores by 100",
@@ -78,7 +80,7 @@ STEPS = (
 STATE = PageState(
     "sbs",
     (
-        Param("text", PRESETS[0], "text", max_chars=MAX_CHARS),
+        Param("text", PRESETS[0], "text", max_chars=MAX_CHARS, shared=True),
         Param("d_model", 16, "int", lo=2, hi=64),
         Param("d_k", 4, "int", lo=1, hi=64),
         Param("seed", 0, "int", lo=0, hi=9999),
@@ -311,6 +313,7 @@ def decoder_hint(induction: np.ndarray | None) -> str:
 
 # --------------------------------------------------------------------------- the page
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit: no change to report
 STATE.start()
 deck = present.Deck(STEPS, step_key=K("step"), noun="Step", counted=9)
 
@@ -321,6 +324,7 @@ present.intro(
     "recomputed; the address bar keeps the settings, so you can copy it to share this exact view."
 )
 text = sentence_input(K("text"))
+outline.steps(deck)
 with st.sidebar:
     st.header("Settings")
     source_kind = st.radio(
@@ -343,21 +347,33 @@ with st.sidebar:
         if real_head:
             it_model, _ = try_load()  # without it the page says so below, and shows random weights
             if it_model is not None:
-                from attn_core.models import IT_HEAD  # torch is loaded already: a real head needs it
-
+                it_layer, it_h = it_head(it_model, it_model.name)
                 st.caption(
-                    f"Try layer {IT_HEAD[0]}, head {IT_HEAD[1]} with the two animal/street examples, and pick "
+                    f"Try layer {it_layer}, head {it_h} with the two animal/street examples, and pick "
                     "“it” as the query token in “One cell, worked through”: "
-                    + it_numbers(it_rows(it_model, it_model.name, *IT_HEAD))
+                    + it_numbers(it_rows(it_model, it_model.name, it_layer, it_h))
                 )
         else:
             st.caption(decoder_hint(decoder_induction(decoder)))
     else:
         layer, head = STATE.value("layer"), STATE.value("head")
     trained = real_head or decoder_head
-    fixed = " (set by the model while a trained head is shown)" if trained else ""
-    d_model = st.slider(f"d_model (size of each token vector){fixed}", 2, 64, key=K("d_model"), disabled=trained)
-    d_k = st.slider(f"d_k (size of queries and keys){fixed}", 1, 64, key=K("d_k"), disabled=trained)
+    if trained and (decoder_head or MINILM is not None):
+        # The model's own sizes, on sliders that cannot move. The random head's sizes are kept
+        # (not drawn, a widget's value would be dropped) for when random weights come back.
+        sizes = (
+            {"d_model": MINILM.d_model, "d_k": MINILM.d_k}
+            if real_head
+            else {"d_model": decoder.d_model, "d_k": decoder.d_k}
+        )
+        d_model, d_k = STATE.value("d_model"), STATE.value("d_k")  # random weights, if the model fails below
+        for name, size in sizes.items():
+            st.session_state[K(name)] = STATE.value(name)
+            st.session_state[K(f"{name}_model")] = size
+            st.slider(f"{SIZES[name]} (set by the model)", 1, max(64, size), key=K(f"{name}_model"), disabled=True)
+    else:
+        d_model = st.slider(SIZES["d_model"], 2, 64, key=K("d_model"), disabled=trained)
+        d_k = st.slider(SIZES["d_k"], 1, 64, key=K("d_k"), disabled=trained)
     seed = int(st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=trained))
     if decoder_head:
         st.session_state[K("causal")] = True  # the decoder was trained with it: its numbers need it
@@ -440,10 +456,39 @@ if real_head:
     )
 
 deck.nav()
+i_key, j_key = STATE.value("i"), STATE.value("j")
+w = lesson.source.weights
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(tokens),
+        outline.fingerprint(steps.x),
+        outline.fingerprint(w.w_q, w.w_k, w.w_v, w.b_q, w.b_k, w.b_v),
+        outline.fingerprint(steps.q, steps.k, steps.v),
+        outline.fingerprint(steps.scores),
+        outline.fingerprint(steps.scaled),
+        outline.fingerprint(steps.masked),
+        outline.fingerprint(steps.weights),
+        outline.fingerprint(steps.output),
+        outline.fingerprint(
+            i_key, j_key, steps.masked[i_key], steps.weights[i_key], steps.q[i_key], steps.k[j_key], steps.v
+        ),
+    ),
+    {
+        "Sentence": text,
+        "Weights": SOURCES[source_kind],
+        **({"Layer": layer, "Head": head} if real_head or decoder_head else {"Seed": seed}),
+        **({} if real_head or decoder_head else {"d_model": d_model, "d_k": d_k}),
+        **{label: bool(flags[name]) for name, label in TOGGLES.items()},
+        "Query token i": i_key,
+        "Key token j": j_key,
+    },
+    fresh=fresh,
+)
 
 HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
 # Steps 5 to 7 come before the question; in presenter mode it (and its Reveal button) is on step 8.
-WHERE = " on step 8" if present.on() else ""
+WHERE = " on step 8" if present.paged() else ""
 HIDDEN_SCORES = (
     f"Hidden until you reveal your prediction{WHERE} (Predict first is on): the softmax keeps each row's "
     "order, so the largest score in a row is also its largest weight, and this matrix would give the answer away."
@@ -668,7 +713,9 @@ if deck.section(6):
     else:
         st.markdown(
             "No mask is on, so every token may look at every token, itself and later ones included, and "
-            "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
+            "this matrix equals the scaled scores. It is shown anyway because masking is a step of its own: "
+            "switch on the causal mask in the sidebar and this is the first matrix that changes (steps 5 and 6 "
+            "stay as they are), and a note at the top of the page names every step that changed."
         )
         st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
     if hidden:
@@ -800,7 +847,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
 
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
-    title = "Worked cell: row i of the attention weights"
+    title = f"Worked cell: row {i} of the attention weights, key {j} highlighted"
     show_bars(
         "sbs_fig_row",
         tokens,
@@ -813,6 +860,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
         name=f"Row {i} of the attention weights",
         row_title="query",
         col_title="key",
+        highlight=j,
     )
 
 
@@ -849,3 +897,29 @@ if not present.on():
         help="X, W_q, W_k, W_v, Q, K, V, the scores, scaled and masked scores, the weights, Z and the tokens; "
         "numpy.load reads it back.",
     )
+
+
+# What this page showed, and the next lesson --------------------------------------------
+
+
+def what_it_showed(lesson: wt.Lesson, i: int, hidden: bool) -> list[str]:
+    """The footer's lines, from this run's numbers (the largest weight only once it is not hidden)."""
+    s, tokens = lesson.steps, lesson.tokens
+    T, d_v = len(tokens), s.v.shape[1]
+    scaled = f"multiplied by {s.factor:.4g}" if lesson.multiplier != 1 or lesson.scale else "not scaled"
+    masked = f", {lesson.stats.n_masked} of {T * T} cells masked" if lesson.stats.n_masked else ""
+    lines = [
+        f"One head turned your {T} tokens into Z ({T}×{d_v}): every query met every key in a {T}×{T} score "
+        f"matrix, {scaled}{masked}, and the softmax made each row into weights that add up to 1."
+    ]
+    if not hidden:
+        top = int(np.argmax(s.weights[i]))
+        lines.append(
+            f"Token {i} (“{md_escape(_short(tokens[i]))}”) gives its largest weight, {s.weights[i, top]:.2f}, to "
+            f"token {top} (“{md_escape(_short(tokens[top]))}”): that token's value row makes up "
+            f"{s.weights[i, top]:.0%} of z_{i}."
+        )
+    return lines
+
+
+footer(__file__, what_it_showed(lesson, STATE.value("i"), hidden), deck)

@@ -150,7 +150,7 @@ def test_the_model_description_is_read_from_its_config():
     assert attention_only and "no LayerNorm" in config["layers"]
     assert "an attention-only model" in intro and "no feed-forward network (MLP) and no LayerNorm" in intro
     assert at.text_input(key="dec_text").label == f"Words (from the model's {n_words}-word vocabulary)"
-    assert [e.label for e in at.expander] == [f"The {n_words} words the model knows"]
+    assert [e.label for e in at.main.expander] == [f"The {n_words} words the model knows"]
     assert at.expander[0].markdown[0].value == " · ".join(config["vocab"][1:])
     figure_by_title(at, f"All {L * H} heads: layers (rows) × heads (columns)")  # raises if absent
     assert at.button[0].help == "20 random words from the vocabulary, then the same 20 again"

@@ -238,8 +238,11 @@ def test_worked_cell_writes_out_the_real_numbers():
     tail = z_block.split("&= ")[-1]
     for value in z_i:
         assert fmt2(value) in tail
-    bar = figure_by_title(at, "Worked cell: row i of the attention weights")
+    bar = figure_by_title(at, f"Worked cell: row {i} of the attention weights, key {j} highlighted")
     np.testing.assert_allclose(decode(bar["data"][0]["y"]), steps.weights[i], rtol=1e-12)
+    colours = bar["data"][0]["marker"]["color"]  # key j in the highlight colour, every other bar alike
+    assert [n for n, c in enumerate(colours) if c != colours[0 if j else 1]] == [j]
+    assert bar["layout"]["xaxis"]["ticktext"][j].startswith("<b>")
     assert any(c.value.startswith("Query i = 3:") for c in at.caption)
 
 
@@ -305,6 +308,7 @@ def test_hostile_text_is_shown_literally_everywhere():
         assert not re.search(r"<\s*/?\s*(script|img|a\b)", spec, re.IGNORECASE)
         hover = json.dumps([t.get("customdata") for t in fig["data"]], ensure_ascii=False)
         labels = "".join(t for axis in ("xaxis", "yaxis") for t in fig["layout"][axis].get("ticktext", []))
+        labels = labels.replace("<b>", "", 1).replace("</b>", "", 1)  # the highlighted key's label: our own bold
         assert not any(ch in hover or ch in labels for ch in "<>")  # escaped as &lt; &gt;
     # No user text inside LaTeX; markdown and captions escape it.
     for body in latex_bodies(at):

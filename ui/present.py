@@ -32,6 +32,14 @@ def on() -> bool:
     return bool(st.session_state.get(KEY, False))
 
 
+STEPWISE = "one_step_at_a_time"  # a student's switch (ui.outline): long pages one section at a time
+
+
+def paged() -> bool:
+    """Whether a Deck shows one section at a time: in presenter mode, or by a student's choice."""
+    return on() or bool(st.session_state.get(STEPWISE, False))
+
+
 def toggle() -> None:
     """The sidebar switch; it keeps ``present=1`` in the address bar while it is on."""
     st.sidebar.toggle(
@@ -85,7 +93,11 @@ class Deck:
         return min(max(step, 1), len(self.titles)) - 1
 
     def shows(self, index: int) -> bool:
-        return not on() or index == self.current
+        return not paged() or index == self.current
+
+    def anchor(self, index: int) -> str:
+        """The id of section ``index``'s heading, for links to it: "sbs-step-4"."""
+        return f"{self.step_key.replace('_', '-')}-{index + 1}"
 
     def section(self, index: int, ready: bool = True) -> bool:
         """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
@@ -96,19 +108,25 @@ class Deck:
             return False
         title = self.titles[index]
         if self.numbered:
-            st.header(f"{index + 1}. {title}")
+            st.header(f"{index + 1}. {title}", anchor=self.anchor(index))
         else:
-            counted = self.counted or len(self.titles)
-            st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
+            st.subheader(self.heading(index), anchor=self.anchor(index))
         return True
+
+    def heading(self, index: int) -> str:
+        """Section ``index`` as section() titles it: "Step 4 · Queries, keys and values"."""
+        counted = self.counted or len(self.titles)
+        if self.numbered:
+            return f"{index + 1}. {self.titles[index]}"
+        return f"{self.noun} {index + 1} · {self.titles[index]}" if index < counted else self.titles[index]
 
     def _move(self, by: int) -> None:
         k = min(max(self.current + by, 0), len(self.titles) - 1)
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
-        """Back, the progress line and Next (presenter mode only)."""
-        if not on():
+        """Back, the progress line and Next (presenter mode, or one step at a time)."""
+        if not paged():
             return
         n, k = len(self.titles), self.current
         if self.values is not None:

@@ -33,7 +33,6 @@ from attn_core.engine import dim
 __all__ = [
     "ALLOWED_MODELS",
     "DEFAULT_MODEL",
-    "IT_HEAD",
     "IT_SENTENCES",
     "MAX_TOKENS",
     "LoadedModel",
@@ -48,6 +47,7 @@ __all__ = [
     "extract_attentions",
     "head_inputs",
     "head_weights",
+    "it_head",
     "it_rows",
     "load_model",
     "model_source",
@@ -63,13 +63,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # loaded from the embedded package
-# The classic "it" pair, and the head of the default model the pages suggest for it; what the
-# head does there is computed by it_rows, never written down.
+# The classic "it" pair. The head the pages suggest for it is found by it_head, and what the
+# head does there is computed by it_rows: neither is written down.
 IT_SENTENCES = {
     "tired": "The animal didn't cross the street because it was too tired.",
     "congested": "The animal didn't cross the street because it was congested.",
 }
-IT_HEAD = (3, 1)
 ALLOWED_MODELS = (DEFAULT_MODEL, "bert-base-uncased", "bert-base-cased", "distilbert-base-uncased")
 MAX_TOKENS = 512  # BERT's position embeddings stop here
 MIN_TOKENS = 4  # [CLS] a [SEP] b
@@ -277,6 +276,15 @@ def _check_text(text: object, name: str) -> str:
     if not text.strip():
         raise ValueError(f"{name} is empty: type some text (use None for no sentence B)")
     return text
+
+
+def it_head(loaded: LoadedModel) -> tuple[int, int]:
+    """The head to suggest for "it": the (layer, head) in which "it" gives "animal" the most
+    weight in IT_SENTENCES["tired"] alone."""
+    att = extract_attentions(loaded, IT_SENTENCES["tired"])
+    on_animal = att.attentions[:, :, att.tokens.index("it"), att.tokens.index("animal")]  # (L, H)
+    layer, head = np.unravel_index(int(np.argmax(on_animal)), on_animal.shape)
+    return int(layer), int(head)
 
 
 def it_rows(loaded: LoadedModel, layer: int, head: int) -> dict[str, dict]:
