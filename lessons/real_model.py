@@ -575,7 +575,8 @@ if att is not None:
         focus=controls.focus,
         query=controls.query,
     )
-    STATE.sync({"focus": lesson.focus, "query": lesson.query})
+    # Each view writes back the token it clamped; the other view's token stays as it was.
+    STATE.sync({"focus": lesson.focus} if view == "head" else {"query": lesson.query} if view == "neuron" else {})
 else:
     STATE.sync()
 

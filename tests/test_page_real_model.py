@@ -359,7 +359,7 @@ def test_presenter_mode_steps_through_the_views(loaded):
     order = [node.type for node in at.main]  # the main area top to bottom
     npz = len(order) - 1 - order[::-1].index("download_button")  # the .npz: the last download on the page
     assert order.index("plotly_chart") < order.index("code") < npz
-    assert set(order[npz + 1 :]) <= {"divider", "subheader", "markdown"}  # only the footer comes after it
+    assert set(order[npz + 1 :]) <= {"divider", "subheader", "markdown", "flex_container"}  # only the footer
 
     at.button(key="rm_view_next").click()
     _run(at)

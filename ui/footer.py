@@ -56,9 +56,10 @@ def footer(script: str, lines: list[str], deck: Deck | None = None) -> None:
         st.subheader("What this page showed", anchor="what-this-page-showed")
         st.markdown("\n".join(f"- {line}" for line in lines))
     after = next_page(script)
-    if after is None:
-        st.markdown("That is the end of the path. Go back to the start with your own sentence:")
-        _link(ORDER[0], label="Home: type a sentence and start again")
-    else:
-        st.markdown("**Next lesson**")
-        _link(after)
+    with st.container(border=True, horizontal=True, vertical_alignment="center"):
+        if after is None:
+            st.markdown("**That is the end of the path.**")
+            _link(ORDER[0], label="Home: type a sentence and start again")
+        else:
+            st.markdown("**Next lesson**")
+            _link(after)
