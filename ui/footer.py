@@ -40,7 +40,7 @@ def _link(script: str, label: str | None = None) -> None:
     """st.page_link to a page of the app. A page script run on its own (a test's AppTest of one
     page) has no navigation to link into: it names the page instead."""
     try:
-        st.page_link(script, label=label)  # the page's own title and icon unless a label is given
+        st.page_link(script, label=label, icon=":material/arrow_forward:")  # the page's title unless a label is given
     except StreamlitPageNotFoundError:
         st.markdown(f"{label or 'Next'}: {Path(script).stem.replace('_', ' ')}")
 
