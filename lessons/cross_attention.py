@@ -64,11 +64,11 @@ present.intro(
 left, right = st.columns(2)
 with left:
     source = sentence_input(K("source"), label="Source sentence (encoder side)", presets=SOURCES)
-    if sentence.carried(K("source")):
-        st.caption(
-            "The source is your sentence from another page. The target is still the example's, so type a "
-            "translation of yours to make a pair."
-        )
+    sentence.note(
+        K("source"),
+        "The source is your sentence from another page. The target is still the example's, so type a "
+        "translation of yours to make a pair.",
+    )
     source_tokens = checked_tokens(source, what="source sentence")
     if source_tokens:
         show_tokens(source_tokens)

@@ -169,11 +169,11 @@ right.button(
     width="stretch",
     help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
 )
-if sentence.carried(K("text")):
-    st.caption(
-        f"These are the words of your sentence from another page. The model knows only its {n_words} words, in "
-        "lower case: any other word or mark is read as <unk>, and the note below names them."
-    )
+sentence.note(
+    K("text"),
+    f"These are the words of your sentence from another page. The model knows only its {n_words} words, in "
+    "lower case: any other word or mark is read as <unk>, and the note below names them.",
+)
 with st.expander(f"The {n_words} words the model knows"):
     st.markdown(" · ".join(decoder.vocab[1:]))
 outline.steps(deck)

@@ -141,8 +141,7 @@ def _sentences() -> tuple[str, str]:
         b = st.text_area(
             "Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=height, on_change=_new_sentence
         )
-    if sentence.carried(K("a")):
-        st.caption("Sentence A is your sentence from another page.")
+    sentence.note(K("a"), "Sentence A is your sentence from another page.")
     return a or "", b or ""
 
 

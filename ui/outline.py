@@ -109,6 +109,10 @@ def changes(
     which sections it changed, with links to them. ``prints``: one fingerprint per section of
     ``deck``; ``settings``: label -> value of the page's settings; ``fresh``: the page's first
     run in this visit (nothing to compare with). Returns the changed sections."""
+    # The note's place is kept on every run, with or without a note: an element that comes and
+    # goes would move every later one, and the browser would build them (and their charts)
+    # again, losing the keyboard focus.
+    box = where if where is not None else st.container()
     key = f"{deck.step_key}__outline"
     before = None if fresh else st.session_state.get(key)
     st.session_state[key] = (prints, dict(settings))
@@ -116,7 +120,7 @@ def changes(
     if not sections:
         return []
     said = changed_settings(before[1], settings)
-    with where if where is not None else st.container():
+    with box:
         st.info(note_text(deck, sections, said), icon=":material/update:")
         if present.paged():  # a link cannot reach a hidden section: these buttons show it
             row = st.container(horizontal=True, gap="small")

@@ -78,3 +78,12 @@ def carried(key: str) -> bool:
     return bool(st.session_state.get(_carried(key), False)) and st.session_state.get(key) == st.session_state.get(
         _seen(key)
     )
+
+
+def note(key: str, text: str) -> None:
+    """``text`` as a caption while the box ``key`` shows a sentence carried from another page.
+    Its place is kept when it is not shown, so nothing after it moves (the browser would build
+    every later element again, charts included, and lose the keyboard focus)."""
+    slot = st.empty()
+    if carried(key):
+        slot.caption(text)
