@@ -54,6 +54,7 @@ __all__ = [
     "pick_device",
     "real_head",
     "real_lesson",
+    "release_page_cache",
     "reproduce",
     "reproduce_head",
     "reproduction_error",
@@ -172,7 +173,52 @@ def load_model(name: str = DEFAULT_MODEL, device: str | None = None) -> LoadedMo
     an offline pick fails in seconds with ModelLoadError. Never runs remote code.
     """
     source = model_source(name)
-    return _load(source, name, device or pick_device(), hub=name != DEFAULT_MODEL)
+    loaded = _load(source, name, device or pick_device(), hub=name != DEFAULT_MODEL)
+    release_page_cache()
+    return loaded
+
+
+# The packages whose files loading the model reads far more of than it keeps using.
+_READ_ONCE_PACKAGES = ("torch", "transformers", "sympy", "tokenizers", _PACKAGE)
+_NEVER_READ = (".h", ".hpp", ".cuh")  # torch's C++ headers
+
+
+def release_page_cache(packages: tuple[str, ...] = _READ_ONCE_PACKAGES) -> int:
+    """Hand back to the kernel the cached pages of these packages' files that no process maps
+    (posix_fadvise DONTNEED: Linux; elsewhere nothing). Returns the number of files advised.
+
+    Importing transformers reads all of its ~1,700 source files, and the kernel reads ahead
+    around every page of torch's 430 MB library that gets mapped. Those cached pages count
+    against the app's memory limit (690 MB on Streamlit Community Cloud's smallest machine)
+    until the kernel has to reclaim them. Mapped pages, the code in use and the model's
+    weights, stay; a page needed again is read again.
+    """
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return 0
+    count = 0
+    for path in _package_files(packages):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            count += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return count
+
+
+def _package_files(packages: tuple[str, ...]):
+    """Every file in the installed packages' folders, found without importing them."""
+    for package in packages:
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for dirpath, _, names in os.walk(folder):
+                yield from (os.path.join(dirpath, n) for n in names if not n.endswith(_NEVER_READ))
 
 
 def _from_pretrained(source: str, local_only: bool) -> tuple[Any, torch.nn.Module]:
@@ -619,3 +665,6 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
     unit = h / np.linalg.norm(h, axis=-1, keepdims=True)
     similarity = np.einsum("ald,bld->lab", unit, unit)  # (S, L+1, d), (S, L+1, d) -> (L+1, S, S)
     return WordSenses(word=word, senses=tuple(senses), missing=tuple(missing), hidden=h, similarity=similarity)
+
+
+release_page_cache()  # what importing torch and transformers has just read (see above)
