@@ -233,8 +233,9 @@ def _uv_resolves(tmp_path: Path, cwd: Path) -> set[str]:
     req = tmp_path / "model.txt"
     req.write_text(f"{model}\n")
     env = {**os.environ, "UV_NO_CACHE": "1", "UV_PYTHON_DOWNLOADS": "never"}
+    offline = ["--no-index", "--find-links", str(wheels), "--no-header", "--quiet"]
     out = subprocess.run(
-        [_uv(), "pip", "compile", str(req), "--no-index", "--find-links", str(wheels), "--no-header", "--quiet"],
+        [_uv(), "pip", "compile", str(req), "--python", sys.executable, *offline],
         cwd=cwd,
         env=env,
         capture_output=True,
