@@ -65,7 +65,9 @@ EXPLAIN = {
     ),
     "dilated": (
         "Like the window, but with gaps: a token looks at the neighbours whose distance is a multiple of the "
-        "dilation, up to r steps of that size. The same number of scores per row now reaches further."
+        "dilation, up to r steps of that size. The same number of scores per row now reaches further. This is a "
+        "dilated sliding window; LongNet's “dilated attention” shares the name but is a different scheme: it cuts "
+        "the sequence into segments and gives different heads different dilation rates."
     ),
 }
 
@@ -130,8 +132,12 @@ if deck.shows(4):
     st.header("2. The cost of global attention grows like T²")
     st.markdown(
         "Global attention computes one score for every pair of tokens: double the length and there are four "
-        "times as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed "
-        "number per row, so their cost grows in step with T (when only the kept scores are computed)."
+        f"times as many scores. Causal attention keeps T(T+1)/2 of the T² scores: {study.kept['causal']} of "
+        f"{study.kept['global']} on your sentence, so it saves {1 - study.causal_share:.1%}, and at T = "
+        f"{T_VALUES[-1]} it saves {1 - study.causal_share_longest:.1%}: slightly less than half. And only with a "
+        "kernel that skips the masked blocks; a plain implementation computes every score and then masks it. "
+        "Window and dilated masks keep a fixed number per row, so their cost grows in step with T (again only "
+        "when just the kept scores are computed)."
     )
     st.latex(  # two lines: one is wider than the page at 1280 px
         rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = "
@@ -159,8 +165,13 @@ if deck.shows(4):
             log_y=True,
         )
     st.caption(
-        f"That is per head and per layer: a model with {BASE_LAYERS} layers of {BASE_HEADS} heads holds "
-        f"{BASE_LAYERS * BASE_HEADS} such matrices."
+        f"That is per head and per layer. A model with {BASE_LAYERS} layers of {BASE_HEADS} heads holds "
+        f"{BASE_LAYERS * BASE_HEADS} such matrices only if it stores every one, as plain training does for the "
+        f"backward pass: {study.stored_bytes(BASE_LAYERS, BASE_HEADS):,} bytes for one sentence of "
+        f"{T_VALUES[-1]} tokens. At inference the layers run one after another, so one layer's {BASE_HEADS} "
+        f"({study.stored_bytes(1, BASE_HEADS):,} bytes) are enough. Fused kernels such as FlashAttention never "
+        "store the T × T matrix at all: they compute it tile by tile, so the memory grows like T while the "
+        "computation still grows like T²."
     )
 
 # --------------------------------------------------------------------------- 3. other scores
@@ -174,7 +185,15 @@ st.markdown(
     "al., 2015) used an *additive* score: add the projected query and key, squash with tanh, and read the "
     "result along a learned vector v_a. Luong et al. (2015) already tried dot-product and bilinear scores. "
     "Vaswani et al. chose the dot product because its cost in theory is about the same, but it runs as one "
-    "matrix product, which is much faster in practice."
+    "matrix product, which is much faster in practice. They also gave their reason for scaling it: for small "
+    "d_k the two scores do about as well, but for large d_k additive attention beats the dot product without "
+    "scaling (they cite Britz et al., 2017), and they suspected that large dot products push the softmax into "
+    "regions with tiny gradients. Dividing by √d_k is their fix (the Softmax and scaling lab shows both effects)."
+)
+st.markdown(
+    f"The additive score cannot grow like that: tanh keeps every term between −1 and 1, so no score is larger in "
+    f"size than Σ|v_a| = {study.additive_bound:.3f}, whatever d_k is (on your sentence the largest is "
+    f"{study.additive_largest:.3f}). A dot product of d_k terms has no such cap."
 )
 st.markdown(
     f"With the same W_q and W_k the two scores are different functions, not two ways of computing one. On "

@@ -40,9 +40,11 @@ deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Multi-head attention")
 present.intro(
     "One head gives each token one way of looking at the others. Multi-head attention runs several "
-    "heads side by side, each with its own W_q, W_k and W_v, so one head can follow the previous word "
-    "while another follows the subject. Their outputs are glued together and mixed back to d_model "
-    "numbers per token by one more matrix, W_O."
+    "heads side by side, each with its own W_q, W_k and W_v. In a trained model the heads specialise: one "
+    "may follow the previous word while another links a pronoun to its noun (the Decoder page measures a "
+    "previous-token head of our trained decoder, and the Real model page shows a trained BERT's heads). The "
+    "heads here are random, so they show only that different weights give different patterns. Their outputs "
+    "are glued together and mixed back to d_model numbers per token by one more matrix, W_O."
 )
 
 text = sentence_input(K("text"))
@@ -60,7 +62,8 @@ STATE.sync()
 if tokens is None:
     st.stop()
 
-mh = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal)).steps
+lesson = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal))
+mh = lesson.steps
 T = len(tokens)
 d_v = mh.heads[0].v.shape[1]
 deck.nav()
@@ -72,6 +75,19 @@ if deck.shows(0):
         "Every head sees the same embeddings X but projects them with different random matrices, so each "
         "head's weights differ. Each row is one query token and sums to 1."
         + (" With the causal mask a token only looks at itself and the tokens before it." if causal else "")
+    )
+    width = lesson.heads_width
+    relation = "equal to" if width == d_model else ("more than" if width > d_model else "less than")
+    usual = (
+        f"d_k = {d_model} / {n_heads} = {lesson.usual_d_k}"
+        if lesson.usual_d_k is not None
+        else f"{d_model} / {n_heads}, which is not a whole number"
+    )
+    st.markdown(
+        "Here d_k has a slider of its own, so you can change it alone. Most models tie it to the others, "
+        "d_k = d_model / H, so that the H heads together are exactly d_model wide, with as many weights as one "
+        f"head of full width. With d_model = {d_model} and H = {n_heads} that rule gives {usual}; your "
+        f"H · d_k = {n_heads} · {lesson.d_k} = {width} is {relation} d_model."
     )
     st.latex(
         rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{{d_k}}}}}\right) V_h,"
@@ -90,6 +106,14 @@ if deck.shows(1):
         f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × "
         f"{mh.concat.shape[1]} matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = "
         f"{d_model} numbers per token, letting the model combine what the different heads found."
+    )
+    other = lesson.other_v
+    st.markdown(
+        f"This page keeps d_v = d_k, as most models do, but only queries and keys must share a width (a dot "
+        f"product needs two vectors of one length). The values may have any width: head 1 with a W_v of "
+        f"{other.v.shape[1]} columns instead of {d_v} gives the same weights (max |Δ| = {lesson.other_v_gap:g}) "
+        f"and an output of shape {other.output.shape[0]} × {other.output.shape[1]}; the concatenation is then "
+        "H · d_v wide."
     )
     st.latex(
         r"\mathrm{MultiHead} = \underbrace{\mathrm{Concat}(\mathrm{head}_1, \dots, "
