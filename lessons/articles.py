@@ -421,15 +421,6 @@ if sections[3] is not None:
             f"Stopping after {s.article_terms} terms, as the notes' formula does, gives "
             f"{_n(s.article_value, 4)} instead of {_n(s.value, 4)}."
         )
-        dm = lesson.dimensions
-        st.markdown(
-            f"The notes also say that queries and keys “typically” share one dimension d_k. For a dot product they "
-            f"must: q·k multiplies their entries pair by pair. Give the engine a W_k with {dm.d_k + 1} columns "
-            f"beside a W_q with {dm.d_k} and it refuses: “{md_escape(dm.mismatch_error)}”. The values are free: "
-            f"the notes rightly say d_v need not equal d_k, and the head of section 2 with d_v = {dm.d_v} gives "
-            f"the same weights (max |Δ| = {dm.weights_gap:g}) and an output of shape {dm.output_shape[0]} × "
-            f"{dm.output_shape[1]}."
-        )
         st.caption(f"X's rows: {md_escape(' '.join(s.tokens))}")
         left, right = st.columns(2)
         with left:
@@ -455,6 +446,15 @@ if sections[3] is not None:
                 value_name="w",
                 fmt=".2f",
             )
+        dm = lesson.dimensions
+        st.markdown(
+            f"The notes also say that queries and keys “typically” share one dimension d_k. For a dot product they "
+            f"must: q·k multiplies their entries pair by pair. Give the engine a W_k with {dm.d_k + 1} columns "
+            f"beside a W_q with {dm.d_k} and it refuses: “{md_escape(dm.mismatch_error)}”. The values are free: "
+            f"the notes rightly say d_v need not equal d_k, and the head of section 2 with d_v = {dm.d_v} gives "
+            f"the same weights (max |Δ| = {dm.weights_gap:g}) and an output of shape {dm.output_shape[0]} × "
+            f"{dm.output_shape[1]}."
+        )
 
 # --------------------------------------------------------------------------- 5. conventions
 if sections[4] is not None:
@@ -473,7 +473,8 @@ if sections[4] is not None:
         )
         st.markdown(
             r"The course notes start with rows, as this app does: their X is T × d and $Q = XW^q$, so their "
-            r"$W^q$ is d × d_q. Their bilinear form $(W^q x_i)^\top W^k x_j$ then switches to columns, and there "
+            r"$W^q$ is d × d_q. Their bilinear form $(W^q x_i)^\top W^k x_j$ then switches to columns (their $x_i$ "
+            r"there is a column, our $x_i^\top$), and there "
             f"$W^q$ has to be read transposed for the product to make sense. With the head of section 2, a $W^q$ "
             f"of {wr} × {wc} times a column of {wr} numbers {typed}; its transpose gives a query column of "
             f"{cv.query_column_shape[0]} × {cv.query_column_shape[1]}. Read that way, both conventions give the "

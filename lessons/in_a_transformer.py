@@ -119,7 +119,10 @@ def _meanings_text(word: str, meanings: tuple[str | None, ...], groups: tr.Sense
     for k, meaning in enumerate(meanings):
         if meaning is not None:
             where.setdefault(meaning, []).append(str(k + 1))
-    listed = ", ".join(f"{meaning} in {' and '.join(ks)}" for meaning, ks in where.items())
+    listed = ", ".join(
+        f"{meaning} in {('sentences ' if len(ks) > 1 else 'sentence ') if n == 0 else ''}{' and '.join(ks)}"
+        for n, (meaning, ks) in enumerate(where.items())
+    )
     gap = groups.same - groups.different
     if abs(gap) < 5e-4:
         verdict = "no difference yet."
@@ -432,13 +435,13 @@ if deck.section(5, ready):
         f"{_big(co.recurrent_ops)}). Its four projections W_q, W_k, W_v and W_O alone, 4·T·d² = "
         f"{_big(co.projection_ops)}, cost {alone} than the recurrent layer's 2·T·d² (the step "
         "h_t = tanh(x_t W_x + h_(t−1) W_h) is two d × d products), and the pairs add 2·T²·d = "
-        f"{_big(co.score_ops)} on top. So attention did not win by doing less arithmetic. It won on the first "
-        f"two rows: its {co.T} positions are computed at once instead of in {co.recurrent_sequential} steps one "
-        f"after another, which is what lets a GPU train it fast, and any two tokens meet in "
-        f"{co.attention_path} step instead of {co.recurrent_path}."
+        f"{_big(co.score_ops)} on top."
     )
     st.markdown(
-        f"The pairwise part grows like T² and overtakes the projections once T > 2·d (from T = "
+        "So attention did not win by doing less arithmetic. It won on the first two rows: its "
+        f"{co.T} positions are computed at once instead of in {co.recurrent_sequential} steps one after another, "
+        f"which is what lets a GPU train it fast, and any two tokens meet in {co.attention_path} step instead of "
+        f"{co.recurrent_path}. The pairwise part grows like T² and overtakes the projections once T > 2·d (from T = "
         f"{_big(co.scores_overtake)} here): that is why very long inputs call for the sparse masks of the Masks "
         "and cost page."
     )

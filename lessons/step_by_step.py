@@ -582,9 +582,9 @@ if deck.section(1):
         st.markdown(
             "Each word is looked up as a fixed random vector of d_model numbers (the same word always "
             "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
-            "position is added, so the same word at two places ends up with two different rows. "
-            + positions_sentence(lesson.order, T)
+            "position is added, so the same word at two places ends up with two different rows."
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
@@ -592,11 +592,9 @@ if deck.section(1):
     else:
         st.markdown(
             "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
-            "off, so nothing in X says where a word stands. "
-            + _repeats_sentence(stats, False)
-            + " "
-            + positions_sentence(lesson.order, T)
+            "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"

@@ -559,9 +559,9 @@ def test_page_with_the_model(loaded):
     other = np.mean([sim[i, j] for i in range(S) for j in range(i + 1, S) if meanings[i] != meanings[j]])
     assert same > other
     assert (
-        f"“bears” is the animal in 1 and 4, the verb in 2 and 5, the team in 3. At layer {L}, pairs with the same "
-        f"meaning have a mean cosine of {same:.3f} and pairs with different meanings {other:.3f}: the vectors of "
-        "one meaning stay closer together than those of different meanings."
+        "“bears” is the animal in sentences 1 and 4, the verb in 2 and 5, the team in 3. "
+        f"At layer {L}, pairs with the same meaning have a mean cosine of {same:.3f} and pairs with different "
+        f"meanings {other:.3f}: the vectors of one meaning stay closer together than those of different meanings."
     ) in text
     assert_allclose(z_matrix(_fig(at, f"Cosine similarity at layer {L}")["data"][0]), senses.similarity[L], atol=1e-6)
     assert_allclose(
