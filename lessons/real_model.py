@@ -249,6 +249,18 @@ def sinks_text(lesson: views.ModelLesson) -> str:
     )
 
 
+def roles_text(roles: views.HeadRoles) -> str:
+    """How the heads differ on this input, counted from their attentions."""
+    share, broad = f"{views.ROLE_SHARE:.0%}".replace("50%", "half"), f"{views.BROAD_SPREAD:.0%}"
+    layer, head, best = roles.strongest_previous
+    heads = f"{roles.n_previous} head puts" if roles.n_previous == 1 else f"{roles.n_previous} heads put"
+    return (
+        f"Heads differ. Here {heads} more than {share} of their attention on the previous token (the most: "
+        f"layer {layer}, head {head}, {best:.2f}), {roles.n_next} on the next token, and {roles.n_broad} spread it "
+        f"widely (each row's entropy above {broad} of the most it can be, log₂ T)."
+    )
+
+
 def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     layer, head = lesson.layer, lesson.head
     grid = mf.thumbnail_grid(
@@ -263,8 +275,9 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
-        f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
-        "token, some spread their attention over the whole sentence. "
+        f"bright cells are large weights{pooled}. "
+        + roles_text(lesson.roles)
+        + " "
         + sinks_text(lesson)
         + " The table under the chart gives each head's share on [CLS]."
     )

@@ -329,6 +329,29 @@ def test_the_sink_sentence_counts_the_models_heads(loaded):
     assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
 
 
+def test_the_model_view_counts_how_the_heads_differ(loaded):
+    """ "Heads differ" names counts read from the attentions: heads on the previous and the next
+    token (a loop over every head and query) and heads whose rows are nearly even."""
+    at = _page()
+    at.query_params["view"] = "model"
+    _run(at)
+    a = models.extract_attentions(loaded, *PAIR_PRESET.split(" / ")).attentions.astype(np.float64)
+    L, H, T, _ = a.shape
+    prev = np.array([[np.mean([a[i, h, t, t - 1] for t in range(1, T)]) for h in range(H)] for i in range(L)])
+    nxt = np.array([[np.mean([a[i, h, t, t + 1] for t in range(T - 1)]) for h in range(H)] for i in range(L)])
+    p = np.clip(a, 1e-300, 1)
+    even = (-(a * np.log(p)).sum(axis=-1) / np.log(T)).mean(axis=-1)  # (L, H) entropy over its maximum
+    layer, head = np.unravel_index(np.argmax(prev), prev.shape)
+    text = " ".join(m.value for m in at.markdown)
+    n = int((prev > 0.5).sum())
+    assert (
+        f"Heads differ. Here {n} head{' puts' if n == 1 else 's put'} more than half of their attention on the "
+        f"previous token (the most: layer {layer}, head {head}, {prev[layer, head]:.2f}), "
+        f"{int((nxt > 0.5).sum())} on the next token, and {int((even > 0.8).sum())} spread it widely" in text
+    )
+    assert (prev > 0.5).sum() > 0, "all-MiniLM-L6-v2 has previous-token heads on this input"
+
+
 def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):
     """With "Predict first" on, the two "it" questions are about the view's own layer and head,
     their answers are the model's argmax and weight, and the it-head caption keeps its numbers
