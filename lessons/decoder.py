@@ -174,14 +174,13 @@ def look_question(lesson: dc.DecoderLesson, labels: list[str]) -> tuple[quiz.Que
     answer, copies = int(np.argmax(row)), _earlier_copies(lesson)
     guesses = [t - 1, *(s + 1 for s in copies), *copies, t, 0, t - 2]
     positions = sorted(list(dict.fromkeys([answer, *(n for n in guesses if n >= 0)]))[:5])
-    after_copy = (
-        f"It is the word right after an earlier “{labels[answer - 1]}” (position {answer - 1}): what followed "
-        "this word last time, which is what an induction head looks up."
-    )
     if kind == "previous-token" and answer == t - 1:
         explain = "It is the word just before it: what a previous-token head looks at."
     elif answer in (s + 1 for s in copies):
-        explain = after_copy
+        explain = (
+            f"It is the word right after an earlier “{labels[answer - 1]}” (position {answer - 1}): what followed "
+            "this word last time, which is what an induction head looks up."
+        )
     elif answer == t - 1:
         explain = "It is the word just before it."
     else:

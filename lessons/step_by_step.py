@@ -708,8 +708,8 @@ if deck.section(7):
     )
     if question is not None:  # made from this run's weights, before they are shown
         with st.container(border=True):
-            qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
-            hidden = not quiz.ask(prediction(qi))
+            st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
+            hidden = not quiz.ask(question)  # the selectbox's value is STATE.value("i") in this run
             quiz.score_line()
     elif predict and T == 1:
         st.caption("Predict first has no question for one token: it can only look at itself, with weight 1.")
