@@ -178,8 +178,8 @@ def look_question(lesson: dc.DecoderLesson, labels: list[str]) -> tuple[quiz.Que
         explain = "It is the word just before it: what a previous-token head looks at."
     elif answer in (s + 1 for s in copies):
         explain = (
-            f"It is the word right after an earlier “{labels[answer - 1]}” (position {answer - 1}): what followed "
-            "this word last time, which is what an induction head looks up."
+            f"It is the word right after an earlier “{lesson.run.tokens[answer - 1]}” (position {answer - 1}): "
+            "what followed this word last time, which is what an induction head looks up."
         )
     elif answer == t - 1:
         explain = "It is the word just before it."

@@ -387,3 +387,21 @@ def test_presenter_mode_asks_each_question_in_its_own_section(step):
     at2 = _run(at2, predict="1", step=step)
     assert set(asked(at2)) == expected
     assert set(asked(at)) == {"dec_quiz_look", "dec_quiz_next"}  # outside presenter mode: the whole page
+
+
+def test_predict_first_shows_markup_and_unknown_words_literally(decoder, torch_model):
+    """Tags and markdown typed as words become <unk> tokens: the questions show them escaped, and the
+    explanation names the earlier copy as the model reads it (<unk>), not as typed."""
+    text = "<b>cat</b> **sat** <b>cat</b>"
+    lesson = dc.decoder_lesson(decoder, text)
+    words = list(lesson.words)
+    labels = [w if k else f"{w} (<unk>)" for w, k in zip(words, lesson.known, strict=True)]
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1")
+    assert all("<" not in p and "&lt;" in p for p in prompt(at))
+    _, _, row, probs = _by_hand(torch_model, decoder, words, lesson.period)
+    best = int(np.argmax(row))
+    answer = reveal(at, "dec_quiz_look", f"{best}: {labels[best]}")
+    assert "<" not in answer
+    assert lesson.run.tokens[best - 1] == "<unk>" != words[best - 1]  # the shipped model looks after a copy
+    assert md_escape(f"right after an earlier “<unk>” (position {best - 1})") in answer
+    reveal(at, "dec_quiz_next", decoder.vocab[int(np.argmax(probs))])
