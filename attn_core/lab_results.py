@@ -145,6 +145,16 @@ class MultiHeadLesson:
         """max |weights of head 1 - the same head with the other d_v|: 0, the values play no part in them."""
         return float(np.max(np.abs(self.other_v.weights - self.steps.heads[0].weights)))
 
+    @property
+    def previous_token(self) -> np.ndarray | None:
+        """Each head's mean weight on the token just before, over rows 1..T-1 (None when T < 2).
+
+        Returns: shares (H,)
+        """
+        if len(self.tokens) < 2:
+            return None
+        return np.array([np.diagonal(head.weights, offset=-1).mean() for head in self.steps.heads])
+
 
 def multi_head_lesson(
     tokens: tuple[str, ...], *, d_model: int = 16, n_heads: int = 4, d_k: int = 4, seed: int = 0, causal: bool = False

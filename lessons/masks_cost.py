@@ -1,12 +1,13 @@
 """Masks and cost: global, causal, sliding-window and dilated attention, the T² bill,
 and where the scaled dot product sits beside the older additive score."""
 
+import numpy as np
 import streamlit as st
 
 from attn_core import experiments as ex
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from ui import present
+from ui import present, quiz
 from ui.charts import show_attention, show_heatmap, show_lines, show_mask, show_scores
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
@@ -24,6 +25,7 @@ STATE = PageState(
         Param("radius", 2, "int", lo=0, hi=8),
         Param("dilation", 2, "int", lo=1, hi=4),
         Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("predict", False, "bool"),
         Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
     ),
 )
@@ -72,6 +74,38 @@ EXPLAIN = {
 }
 
 
+def window_question(T: int, radius: int, kept: int) -> quiz.Question | None:
+    """The sliding window's section: how many of the T² scores does radius r keep? Among the usual
+    wrong counts (every row a full 2r + 1, all of them, the causal triangle, one row, one side);
+    None when there is nothing to choose between (one token)."""
+    total, row = T * T, 2 * radius + 1
+    guesses = (T * row, total, T * (T + 1) // 2, row, T * (radius + 1))
+    counts = sorted(list(dict.fromkeys([kept, *(n for n in guesses if 0 < n <= total)]))[:4])
+    if len(counts) < 2:
+        return None
+    if radius == 0:
+        explain = "Radius 0 keeps only the diagonal: each token looks at itself alone, one score per row."
+    elif kept == total:
+        explain = (
+            f"With r = {radius} ≥ T − 1 = {T - 1} the window reaches every token from every row: it keeps them all."
+        )
+    else:
+        explain = (
+            f"A row keeps itself and up to r = {radius} neighbours on each side, at most 2r + 1 = {row}, but the "
+            f"rows near either end have fewer neighbours: {kept}, not T(2r + 1) = {T * row}."
+        )
+    return quiz.Question(
+        key="masks_quiz_window",
+        prompt=f"A sliding window of radius r = {radius} on these T = {T} tokens: how many of the {T} × {T} = "
+        f"{total} scores does it keep?",
+        options=tuple(str(n) for n in counts),
+        answer=counts.index(kept),
+        value=kept / total,
+        value_label="the share of the scores kept",
+        explain=explain,
+    )
+
+
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Masks and cost")
@@ -93,12 +127,21 @@ c1, c2, c3 = st.columns(3)
 radius = c1.slider("Window radius r", min_value=0, max_value=8, key=K("radius"))
 dilation = c2.slider("Dilation", min_value=1, max_value=4, key=K("dilation"))
 seed = c3.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+predict = st.sidebar.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Guess how many scores the sliding window keeps before its mask and count are shown.",
+)
 STATE.sync()
 if tokens is None:
     st.stop()
 T = len(tokens)
 study = _study(tuple(tokens), int(radius), int(dilation), int(seed))
 T_VALUES, counts, memory = study.T_values, study.counts, study.memory
+question = window_question(T, int(radius), study.kept["window"]) if predict else None  # the window's section
+window_hidden = question is not None and not quiz.revealed(question)
+same_as_window = np.array_equal(study.steps("dilated").mask, study.steps("window").mask)  # radius 0 or dilation 1
+HIDDEN = "Hidden until you reveal your prediction{} (Predict first is on): {}"
 
 deck.nav()
 
@@ -113,6 +156,19 @@ for n, kind in enumerate(ex.MASK_KINDS):
     if not present.on():
         st.subheader(title)
     st.markdown(EXPLAIN[kind])
+    if kind == "window" and predict and question is None:
+        st.caption("Predict first has no question for one token: its window keeps its one score.")
+    elif kind == "window" and predict:
+        with st.container(border=True):
+            window_hidden = not quiz.ask(question)
+            quiz.score_line()
+    if window_hidden and kind == "window":
+        st.info(HIDDEN.format("", "the count, the mask and the weights would give it away."))
+        continue
+    if window_hidden and kind == "dilated" and same_as_window:
+        where = f" in section {SECTIONS.index('Sliding window mask') + 1}" if present.on() else " above"
+        st.info(HIDDEN.format(where, "at these settings this mask is the sliding window's."))
+        continue
     kept, total = study.kept[kind], study.kept["global"]
     st.latex(
         rf"T = {T}:\ {kept} \text{{ of }} {T}\times{T} = {total} \text{{ scores kept}}"

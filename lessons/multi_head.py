@@ -1,11 +1,12 @@
 """Multi-head attention: H heads on the same sentence, concatenated and mixed by W_O."""
 
+import numpy as np
 import streamlit as st
 
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
 from attn_core.figures.lab import concat_labels
-from ui import present
+from ui import present, quiz
 from ui.charts import show_attention, show_heatmap
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
 from ui.state import PageState, Param
@@ -13,6 +14,7 @@ from ui.state import PageState, Param
 D_MODELS = (4, 8, 16, 32, 64)
 D_KS = (1, 2, 4, 8, 16, 32)
 HEAD_COLUMNS = 2
+TIE = 0.005  # Predict first asks which head looks back only when the best beats the next by this much
 SECTIONS = ("Each head with its own weights", "Concatenate, then mix with W_O")
 STATE = PageState(
     "mh",
@@ -23,6 +25,7 @@ STATE = PageState(
         Param("d_k", 4, "choice", choices=D_KS),
         Param("seed", 0, "int", lo=0, hi=10_000),
         Param("causal", False, "bool"),
+        Param("predict", False, "bool"),
         Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
     ),
 )
@@ -33,6 +36,54 @@ K = STATE.key
 def _lesson(tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool):
     """The page's one attn_core call."""
     return lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, causal=causal)
+
+
+def previous_question(lesson: lab_results.MultiHeadLesson) -> quiz.Question | None:
+    """Section 1: which head puts the most weight on the token just before? Read from the charts
+    (the heads are random, so there is nothing to reason from before seeing them). None with one
+    head, one token, or two heads too close to tell apart."""
+    share = lesson.previous_token  # (H,) or None
+    if share is None or len(share) < 2:
+        return None
+    first, second = np.sort(share)[::-1][:2]
+    if first - second < TIE:
+        return None
+    return quiz.Question(
+        key="mh_quiz_previous",
+        prompt="Look at the heads above. Which one puts the most weight on the previous token (the cell just "
+        "left of the diagonal), on average over the rows?",
+        options=tuple(f"Head {h + 1}" for h in range(len(share))),
+        answer=int(np.argmax(share)),
+        value=float(share.max()),
+        value_label="its mean weight on the previous token",
+        explain="A head like this hands every token the word just before it.",
+    )
+
+
+def concat_question(lesson: lab_results.MultiHeadLesson, d_model: int) -> quiz.Question:
+    """Section 2: the shape of Concat(head_1, ..., head_H), among the usual wrong guesses (those
+    that coincide with the answer at these sizes are left out; at least one always differs)."""
+    T, H, d_v = len(lesson.tokens), lesson.n_heads, lesson.d_v
+    answer = (T, H * d_v)
+    # stacked heads, one head, W_O's output, a weight matrix, one row per head
+    guesses = [(H * T, d_v), (T, d_v), (T, d_model), (T, T), (H, T * d_v)]
+    shapes = sorted(list(dict.fromkeys([answer, *guesses]))[:4])
+    if H == 1:
+        heads, concat = f"The one head returns a {T} × {d_v} matrix", "Concat(head_1)"
+        explain = "With one head there is nothing to put beside it: the concatenation is that head's output."
+    else:
+        heads, concat = f"Each of the {H} heads returns a {T} × {d_v} matrix", f"Concat(head_1, …, head_{H})"
+        explain = (
+            f"The heads are put side by side, not stacked: each token keeps its one row, which now holds "
+            f"{H} × {d_v} = {H * d_v} numbers, {d_v} from each head."
+        )
+    return quiz.Question(
+        key="mh_quiz_concat",
+        prompt=f"{heads}, one row per token. What shape is {concat}, the matrix that W_O multiplies?",
+        options=tuple(f"{rows} × {cols}" for rows, cols in shapes),
+        answer=shapes.index(answer),
+        explain=explain,
+    )
 
 
 STATE.start()
@@ -58,14 +109,19 @@ d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
 d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
 seed = c4.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
 causal = c5.toggle("Causal mask", key=K("causal"))
+predict = st.sidebar.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Ask which head looks at the previous token, and hide the shapes of the concatenation until you "
+    "have guessed them.",
+)
 STATE.sync()
 if tokens is None:
     st.stop()
 
 lesson = _lesson(tuple(tokens), int(d_model), int(n_heads), int(d_k), int(seed), bool(causal))
-mh = lesson.steps
-T = len(tokens)
-d_v = mh.heads[0].v.shape[1]
+mh, T, d_v = lesson.steps, len(tokens), lesson.d_v
+questions = (previous_question(lesson), concat_question(lesson, int(d_model))) if predict else (None, None)
 deck.nav()
 
 # --------------------------------------------------------------------------- the heads
@@ -98,10 +154,28 @@ if deck.shows(0):
         for h in range(start, min(start + HEAD_COLUMNS, n_heads)):
             with columns[h - start]:
                 show_attention(f"mh_head_{h}", mh.heads[h].weights, tokens, title=f"Head {h + 1} weights")
+    if questions[0] is not None:
+        with st.container(border=True):
+            quiz.ask(questions[0])
+            if not deck.shows(1):  # the score goes under the page's last question
+                quiz.score_line()
+    elif predict:
+        st.caption(
+            "Predict first has no question about these heads: it needs two heads, two tokens, and one head "
+            f"ahead of the others by {TIE:g} or more."
+        )
 
 # --------------------------------------------------------------------------- concat, W_O, output
+shapes_hidden = False
 if deck.shows(1):
     st.header("2. Concatenate, then mix with W_O")
+    if predict:
+        with st.container(border=True):
+            shapes_hidden = not quiz.ask(questions[1])
+            quiz.score_line()
+    if shapes_hidden:
+        st.info("Hidden until you reveal your prediction (Predict first is on): every shape below gives it away.")
+if deck.shows(1) and not shapes_hidden:
     st.markdown(
         f"Each head returns a {T} × {d_v} matrix. Putting them side by side gives one {T} × "
         f"{mh.concat.shape[1]} matrix; W_O ({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = "

@@ -497,29 +497,39 @@ if real_head:
 
 deck.nav()
 
-HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
-# Steps 5 to 7 come before the question; in presenter mode it (and its Reveal button) is on step 8.
-WHERE = " on step 8" if present.on() else ""
+# The question (and its Reveal button) is on step 8; in presenter mode the other steps say so.
+WHERE = " on step 8" if present.on() and deck.current != 7 else ""
+HIDDEN_NOTE = f"Hidden until you reveal your prediction{WHERE} (Predict first is on)."
 HIDDEN_SCORES = (
     f"Hidden until you reveal your prediction{WHERE} (Predict first is on): the softmax keeps each row's "
     "order, so the largest score in a row is also its largest weight, and this matrix would give the answer away."
 )
 
 
-def prediction(qi: int) -> quiz.Question:
-    """Predict first: which key query ``qi`` weights most, made from this run's weights."""
+def prediction(qi: int) -> quiz.Question | None:
+    """Predict first: which key query ``qi`` weights most, made from this run's weights. Keys that
+    tie for the most weight (the same word twice with positions off) make one option; one token
+    gives no question (it can only look at itself), nor do keys that all tie."""
+    row = steps.weights[qi]
+    tied = [int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=0, atol=1e-12))]
+    if len(tied) == T:
+        return None
+    keys = [[j] for j in range(T) if j not in tied[1:]]  # each key alone, the tied ones as one option
+    keys[keys.index([tied[0]])] = tied
     return quiz.Question(
         key="sbs_quiz",
         prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
-        options=tuple(_option(tokens)(n) for n in range(T)),
-        answer=int(np.argmax(steps.weights[qi])),
-        value=float(steps.weights[qi].max()),
+        options=tuple(" or ".join(_option(tokens)(n) for n in group) for group in keys),
+        answer=keys.index(tied),
+        value=float(row.max()),
         value_label="the largest weight in the row",
+        explain=f"Keys {' and '.join(map(str, tied))} tie for the most weight." if len(tied) > 1 else "",
     )
 
 
 # The scores, the weights, Z and the worked softmax stay hidden while a prediction waits.
-hidden = predict and not quiz.revealed(prediction(STATE.value("i")))
+question = prediction(STATE.value("i")) if predict else None
+hidden = question is not None and not quiz.revealed(question)
 
 # Step 1 -------------------------------------------------------------------------------
 if deck.section(0):
@@ -748,13 +758,6 @@ if deck.section(6):
             fmt=score_fmt,
         )
 
-# Predict first: the question is made from this run's weights, before they are shown -----
-if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
-    with st.container(border=True):
-        qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
-        hidden = not quiz.ask(prediction(qi))
-        quiz.score_line()
-
 # Step 8 -------------------------------------------------------------------------------
 if deck.section(7):
     st.markdown(
@@ -767,6 +770,18 @@ if deck.section(7):
         r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
         rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
     )
+    if question is not None:  # made from this run's weights, before they are shown
+        with st.container(border=True):
+            st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
+            hidden = not quiz.ask(question)  # the selectbox's value is STATE.value("i") in this run
+            quiz.score_line()
+    elif predict and T == 1:
+        st.caption("Predict first has no question for one token: it can only look at itself, with weight 1.")
+    elif predict:
+        st.caption(
+            f"Predict first has no question for query {STATE.value('i')}: every key gets the same weight from it. "
+            "Pick another query token in “One cell, worked through”."
+        )
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
@@ -886,7 +901,7 @@ if deck.section(9):
         "Pick a query token i and a key token j to see where one score, one weight and one output row "
         "come from, with the real numbers of the matrices above."
     )
-    worked_cell(lesson, hidden, pick_query=not predict)
+    worked_cell(lesson, hidden, pick_query=question is None)
 
 # Every step at once --------------------------------------------------------------------
 if not present.on():

@@ -16,6 +16,7 @@ from attn_core.figures import safe_label
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
 from tests.hostile_corpus import HOSTILE
+from tests.quiz_checks import asked, options, reveal
 from ui.common import PRESETS
 
 PAGE = str(ROOT / "lessons" / "step_by_step.py")
@@ -644,3 +645,62 @@ def test_predict_first_in_presenter_mode_says_where_the_question_is():
     at2.run()
     assert [b.key for b in at2.main.button if b.key == "sbs_quiz_reveal"] == ["sbs_quiz_reveal"]
     assert not any("on step 8" in i.value for i in at2.info)
+
+
+STEP_8 = "Step 8 · Attention weights (softmax)"
+
+
+def test_predict_first_is_asked_in_step_8():
+    """The question lives in step 8's section (under its heading, before step 9's), so presenter
+    mode shows it there and only there; steps 9 and the worked cell point back to step 8."""
+    assert asked(run_page(predict="1")) == {"sbs_quiz": STEP_8}
+    assert asked(run_page()) == {}
+    for step in ("9", "10"):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state["present"] = True
+        at = rerun_with(at, predict="1", step=step)
+        assert asked(at) == {}
+        assert at.info and all("Hidden until you reveal your prediction on step 8" in i.value for i in at.info)
+
+
+def rerun_with(at: AppTest, **query: str) -> AppTest:
+    at.query_params.update(query)
+    return rerun(at)
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "i"),
+    [("Hi there", {}, 1), ("the cat the", {"pos": "0"}, 1), ("the the cat", {"pos": "0", "causal": "1"}, 1)],
+    ids=["two-tokens", "repeated-words-no-positions", "causal-repeat"],
+)
+def test_predict_first_with_two_tokens_and_tied_repeats(text, query, i):
+    """Repeated words without positions have equal keys, so their weights tie exactly: the tied keys
+    are one option, and that option is the answer. Options are always distinct."""
+    at = run_page(predict="1", text=text, i=str(i), **query)
+    overrides = {"text": text, "pos": query.get("pos") != "0", "causal": query.get("causal") == "1"}
+    tokens, _, steps = engine(**overrides)
+    row = steps.weights[i]
+    tied = [j for j in range(len(tokens)) if row[j] == row.max()]
+    label = " or ".join(f"{j}: {tokens[j]}" for j in tied)
+    assert label in options(at, "sbs_quiz")
+    assert len(options(at, "sbs_quiz")) == len(tokens) - len(tied) + 1
+    answer = reveal(at, "sbs_quiz", label)
+    assert f"the largest weight in the row = {row.max():.3f}" in answer
+    assert ("tie for the most weight" in answer) == (len(tied) > 1)
+    assert len(tied) == (1 if text == "Hi there" else 2)  # the tie is really there
+
+
+def test_predict_first_has_no_question_where_every_key_ties():
+    """Three equal keys (one word three times, no positions) tie in every row: nothing to ask, the page
+    says so, and the weights are shown."""
+    at = run_page(predict="1", text="the the the", pos="0")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question for query 2") for c in at.caption)
+    np.testing.assert_allclose(trace_z(at, "Step 8: attention weights"), np.full((3, 3), 1 / 3))
+
+
+def test_predict_first_has_no_question_for_one_token():
+    at = run_page(predict="1", text="Hi")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question for one token") for c in at.caption)
+    assert "Step 8: attention weights" in [f["layout"]["title"]["text"] for f in figures(at)]  # nothing hidden
