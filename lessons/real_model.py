@@ -14,6 +14,7 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import models, tables, views
+from attn_core import transformer as tr
 from attn_core.figures import real_model as mf
 from attn_core.tables import Table, head_table, weights_table
 from ui import present, quiz, sentence
@@ -298,7 +299,20 @@ def sinks_text(lesson: views.ModelLesson) -> str:
     return (
         f"On this input, {lesson.sinks_cls} of the {lesson.n_heads_total} heads put more than {share} of their "
         f"attention (averaged over the query tokens) on [CLS], and {lesson.sinks_sep} on the final [SEP]. Such a "
-        "“sink” is where a head puts its weight when nothing in the sentence is what it looks for."
+        "“sink” is usually read as the place a head puts its weight when nothing in the sentence is what it "
+        "looks for (Clark et al., 2019, on BERT); a reading, not something these numbers prove."
+    )
+
+
+def roles_text(roles: views.HeadRoles) -> str:
+    """How the heads differ on this input, counted from their attentions."""
+    share, broad = f"{views.ROLE_SHARE:.0%}".replace("50%", "half"), f"{views.BROAD_SPREAD:.0%}"
+    layer, head, best = roles.strongest_previous
+    heads = f"{roles.n_previous} head puts" if roles.n_previous == 1 else f"{roles.n_previous} heads put"
+    return (
+        f"Heads differ. Here {heads} more than {share} of their attention on the previous token (the most: "
+        f"layer {layer}, head {head}, {best:.2f}), {roles.n_next} on the next token, and {roles.n_broad} spread it "
+        f"widely (each row's entropy above {broad} of the most it can be, log₂ T)."
     )
 
 
@@ -316,8 +330,9 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
-        f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
-        "token, some spread their attention over the whole sentence. "
+        f"bright cells are large weights{pooled}. "
+        + roles_text(lesson.roles)
+        + " "
         + sinks_text(lesson)
         + " The table under the chart gives each head's share on [CLS]."
     )
@@ -387,8 +402,13 @@ def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         "Averaging the heads of a layer shows where that layer as a whole moves information. "
         "**Attention rollout** (Abnar & Zuidema, 2020) follows it through the layers: each layer's "
         "mean is mixed half-and-half with the identity (the residual connection keeps each token's own "
-        "vector), and the layers are multiplied, so row i says how much each input token contributes to "
-        "token i after that layer."
+        "vector), and the layers are multiplied, so row i estimates how much each input token has flowed into "
+        "token i after that layer. It is a heuristic, not a measurement: it uses the attention weights only and "
+        "ignores the values, W_O, the feed-forward networks and LayerNorm."
+    )
+    st.markdown(
+        "The same holds for every chart on this page: an attention weight shows where a head looks, not how much "
+        "a token matters to the output. A large weight on a token whose value vector is small changes little."
     )
     _weights_side_by_side(
         att,
@@ -492,6 +512,25 @@ def about_the_input(loaded: models.LoadedModel, att: models.ModelAttention, text
 
 # --------------------------------------------------------------------------- the page
 
+
+@st.cache_resource(show_spinner=False)
+def what_the_model_is() -> str:
+    """One sentence on where the embedded model comes from, read from its config.json and model card."""
+    shape = tr.minilm_shape()
+    if shape is None:
+        return ""
+    trained = (
+        ", and its model card, shipped with it, says it was then fine-tuned to make sentence embeddings"
+        if shape.fine_tuned
+        else ""
+    )
+    return (
+        f" It has BERT's architecture (its config.json: {shape.architecture}, {shape.n_layers} layers of "
+        f"{shape.n_heads} heads), but it starts from {shape.base}, a MiniLM distilled from a larger model (Wang et "
+        f"al., 2020){trained}. So its heads may not do what papers report for BERT-base's."
+    )
+
+
 fresh = K("a") not in st.session_state  # the page's first run in this visit
 STATE.start()
 if fresh and sentence.carried(K("a")):
@@ -500,8 +539,9 @@ st.title("Real model: the attention heads of BERT")
 present.intro(
     "Most pages use small random weights, so that every number stays easy to follow. Here every weight "
     "comes from a trained model, all-MiniLM-L6-v2, a small BERT that runs on this computer with no network "
-    "(Step by step can borrow one of its heads, and the Decoder page shows a trained model of our own). Type "
-    "one or two sentences and look at its heads from several angles."
+    "(Step by step can borrow one of its heads, and the Decoder page shows a trained model of our own)."
+    + what_the_model_is()
+    + " Type one or two sentences and look at its heads from several angles."
 )
 
 # The model and the examples wait in the sidebar, so the chart starts on the first screen; in

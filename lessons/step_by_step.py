@@ -230,7 +230,7 @@ def decoder_after_head(decoder: dc.Decoder, layer: int) -> str:
     )
 
 
-def spread_sentence(stats: wt.StepStats) -> str:
+def spread_sentence(stats: wt.StepStats, multiplier: float = 1.0) -> str:
     """Step 6 on random weights: what sets the spread of the scores, in this run's numbers.
 
     The weights have mean 0, so a query entry's variance is the mean square of the token's
@@ -239,9 +239,13 @@ def spread_sentence(stats: wt.StepStats) -> str:
     """
     total = round(stats.x_mean_square, 2)
     text = (
-        "The weights are random with mean 0, so what sets that spread is the mean square of X's entries (the "
-        "average of their squares). For entries of mean 0 and variance 1 it is about 1, and then the scaled "
-        "scores spread about 1 whatever d_k is. "
+        "In plain words: after the division, how widely the scores spread no longer depends on d_k, only on how "
+        "large X's entries are"
+        + (f" (and on the ×{multiplier:g} switch, on now)" if multiplier != 1 else "")
+        + f". In this run std(S̃) = {stats.scaled_std:.2f}. Why: the weights are random with "
+        "mean 0, so what sets that spread is the mean square of X's entries (the average of their squares). For "
+        "entries of mean 0 and variance 1 it is about 1, and then the scaled scores spread about 1 whatever d_k "
+        "is. "
     )
     if stats.e_mean_square is None:
         text += f"Here the word vectors alone make X, and its mean square is {total:.2f}."
@@ -255,7 +259,59 @@ def spread_sentence(stats: wt.StepStats) -> str:
             f" Var(X) in Step 2 is smaller, {stats.x_var:.2f}, because the variance first subtracts the mean of "
             f"the entries, {stats.x_mean:.2f} here."
         )
-    return text + f" In this run std(S̃) = {stats.scaled_std:.2f}."
+    return text
+
+
+def _gap(value: float) -> str:
+    """A difference that should be 0: "0", or its size in scientific notation (rounding)."""
+    return "0" if value == 0 else f"{value:.1e}".replace("-", "−")
+
+
+def positions_sentence(order: wt.OrderCheck, T: int) -> str:
+    """Step 2 on random weights: what attention knows about word order, from the sentence reversed."""
+    if T < 2:
+        return ""
+    words = "on the word vectors alone, " if order.order_gap is not None else ""
+    text = (
+        "Without positions, attention treats the sentence as a set of words: read it backwards and every token "
+        "gets exactly the output it had, only in reversed order (computed "
+        f"{words}without a mask, which would itself carry the order: max |Δ| = {_gap(order.set_gap)}, rounding)."
+    )
+    if order.order_gap is not None:
+        text += f" With the positions, reading it backwards changes the outputs by up to {order.order_gap:.2f}."
+    return text + (
+        " Sines and cosines are one choice: BERT and GPT-2 learn a position vector for each place instead, and "
+        "many newer models add nothing to X but rotate Q and K by an angle that depends on the position (RoPE)."
+    )
+
+
+def aligned_sentence(stats: wt.StepStats, T: int) -> str:
+    """Step 5: in how many rows a longer key beat the best-aimed one."""
+    n = stats.top_not_aligned
+    if n == 0:
+        return (
+            f"In this run all {T} rows give their highest score to the key that points most nearly along the "
+            "query, but a longer key could win."
+        )
+    return (
+        f"In this run, in {n} of the {T} rows the highest score goes to a key that is not the one pointing most "
+        "nearly along the query: a longer key won."
+    )
+
+
+def zeros_sentence(stats: wt.StepStats) -> str:
+    """Step 8: how many weights are exactly 0, and why."""
+    zeros, masked = stats.n_zero_weights, stats.n_masked
+    if zeros == 0:
+        return f"Here no cell is masked, and none of the {stats.n_cells} weights is 0."
+    text = f"Here {zeros} of the {stats.n_cells} weights are exactly 0"
+    if zeros == masked:
+        return text + ": the masked cells."
+    under = zeros - masked
+    return text + (
+        f": {masked} masked cell{'s' if masked != 1 else ''} and {under} whose exponential is too small for a "
+        "float64 (it rounds to 0)."
+    )
 
 
 def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
@@ -486,29 +542,39 @@ outline.changes(
     fresh=fresh,
 )
 
-HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
-# Steps 5 to 7 come before the question; in presenter mode it (and its Reveal button) is on step 8.
-WHERE = " on step 8" if present.paged() else ""
+# The question (and its Reveal button) is on step 8; shown one step at a time, the other steps say so.
+WHERE = " on step 8" if present.paged() and deck.current != 7 else ""
+HIDDEN_NOTE = f"Hidden until you reveal your prediction{WHERE} (Predict first is on)."
 HIDDEN_SCORES = (
     f"Hidden until you reveal your prediction{WHERE} (Predict first is on): the softmax keeps each row's "
     "order, so the largest score in a row is also its largest weight, and this matrix would give the answer away."
 )
 
 
-def prediction(qi: int) -> quiz.Question:
-    """Predict first: which key query ``qi`` weights most, made from this run's weights."""
+def prediction(qi: int) -> quiz.Question | None:
+    """Predict first: which key query ``qi`` weights most, made from this run's weights. Keys that
+    tie for the most weight (the same word twice with positions off) make one option; one token
+    gives no question (it can only look at itself), nor do keys that all tie."""
+    row = steps.weights[qi]
+    tied = [int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=0, atol=1e-12))]
+    if len(tied) == T:
+        return None
+    keys = [[j] for j in range(T) if j not in tied[1:]]  # each key alone, the tied ones as one option
+    keys[keys.index([tied[0]])] = tied
     return quiz.Question(
         key="sbs_quiz",
         prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
-        options=tuple(_option(tokens)(n) for n in range(T)),
-        answer=int(np.argmax(steps.weights[qi])),
-        value=float(steps.weights[qi].max()),
+        options=tuple(" or ".join(_option(tokens)(n) for n in group) for group in keys),
+        answer=keys.index(tied),
+        value=float(row.max()),
         value_label="the largest weight in the row",
+        explain=f"Keys {' and '.join(map(str, tied))} tie for the most weight." if len(tied) > 1 else "",
     )
 
 
 # The scores, the weights, Z and the worked softmax stay hidden while a prediction waits.
-hidden = predict and not quiz.revealed(prediction(STATE.value("i")))
+question = prediction(STATE.value("i")) if predict else None
+hidden = question is not None and not quiz.revealed(question)
 
 # Step 1 -------------------------------------------------------------------------------
 if deck.section(0):
@@ -573,6 +639,7 @@ if deck.section(1):
             "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
             "position is added, so the same word at two places ends up with two different rows."
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
@@ -582,6 +649,7 @@ if deck.section(1):
             "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
             "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
@@ -650,8 +718,10 @@ if deck.section(3):
 # Step 5 -------------------------------------------------------------------------------
 if deck.section(4):
     st.markdown(
-        "Row i compares token i's query with every key by a dot product: the more the two vectors point "
-        "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
+        "Row i compares token i's query with every key by a dot product, q·k = |q| |k| cos θ: the score grows "
+        "with how nearly the two vectors point the same way (cos θ) and with their lengths. So it is not the "
+        "cosine similarity, which ignores length. " + aligned_sentence(stats, T) + " With random vectors the "
+        "scores spread wider as d_k grows."
     )
     st.latex(
         rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
@@ -676,7 +746,9 @@ if deck.section(5):
     if real_head or decoder_head:
         spread = "Dividing by √d_k undoes the growth of the spread with d_k."
     else:
-        spread = "Dividing by √d_k undoes the growth of the spread with d_k. " + spread_sentence(stats)
+        spread = "Dividing by √d_k undoes the growth of the spread with d_k. " + spread_sentence(
+            stats, lesson.multiplier
+        )
     st.markdown(
         "Large scores push the softmax into picking a single token and leave training almost no gradient. "
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
@@ -733,23 +805,30 @@ if deck.section(6):
             fmt=score_fmt,
         )
 
-# Predict first: the question is made from this run's weights, before they are shown -----
-if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
-    with st.container(border=True):
-        qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
-        hidden = not quiz.ask(prediction(qi))
-        quiz.score_line()
-
 # Step 8 -------------------------------------------------------------------------------
 if deck.section(7):
     st.markdown(
-        "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
-        "masked score and divides by the row's total. Row i says how much token i takes from each token."
+        "The softmax turns each row into weights that are never negative and add up to 1: it exponentiates "
+        "every masked score and divides by the row's total, so a masked cell (e^−∞ = 0) gets exactly 0. "
+        + zeros_sentence(stats)
+        + " Row i says how much token i takes from each token."
     )
     st.latex(
         r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
         rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
     )
+    if question is not None:  # made from this run's weights, before they are shown
+        with st.container(border=True):
+            st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
+            hidden = not quiz.ask(question)  # the selectbox's value is STATE.value("i") in this run
+            quiz.score_line()
+    elif predict and T == 1:
+        st.caption("Predict first has no question for one token: it can only look at itself, with weight 1.")
+    elif predict:
+        st.caption(
+            f"Predict first has no question for query {STATE.value('i')}: every key gets the same weight from it. "
+            "Pick another query token in “One cell, worked through”."
+        )
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
@@ -776,7 +855,8 @@ if deck.section(8):
             if decoder_head
             else "In a transformer it is not the end: it is put side by side with the other heads' outputs, "
             "projected by W_O back to d_model numbers, added to the token's own vector (the residual) and "
-            "normalised, then passed through a feed-forward network before the next layer sees it."
+            "normalised, then passed through a feed-forward network, which has its own residual and "
+            "normalisation, before the next layer sees it."
         )
     )
     st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
@@ -869,7 +949,7 @@ if deck.section(9):
         "Pick a query token i and a key token j to see where one score, one weight and one output row "
         "come from, with the real numbers of the matrices above."
     )
-    worked_cell(lesson, hidden, pick_query=not predict)
+    worked_cell(lesson, hidden, pick_query=question is None)
 
 # Every step at once --------------------------------------------------------------------
 if not present.on():

@@ -307,6 +307,36 @@ def test_the_it_head_suggestion_states_the_models_own_numbers(loaded):
     assert ctop == "animal" and "still gets the most weight" in caption
 
 
+def test_the_intro_says_what_the_model_is_from_its_own_files(loaded):
+    """BERT's architecture, but a MiniLM starting point and a fine-tuning for sentence embeddings:
+    each part read from the shipped config.json and model card, checked here against them."""
+    import json
+
+    folder = models.default_model_dir()
+    config = json.loads((folder / "config.json").read_text())
+    card = (folder / "README.md").read_text()
+    at = _run(_page())
+    intro = at.markdown[0].value
+    assert (
+        f"It has BERT's architecture (its config.json: {config['architectures'][0]}, "
+        f"{config['num_hidden_layers']} layers of {config['num_attention_heads']} heads), but it starts from "
+        f"{config['_name_or_path']}, a MiniLM distilled from a larger model"
+    ) in intro
+    assert type(loaded.model).__name__ == config["architectures"][0] == "BertModel"
+    assert "fine-tune" in card and "its model card, shipped with it, says it was then fine-tuned" in intro
+    assert "So its heads may not do what papers report for BERT-base's." in intro
+
+
+def test_rollout_and_attention_weights_are_not_called_attributions(loaded):
+    at = _page()
+    at.query_params["view"] = "summaries"
+    _run(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "how much each input token contributes" not in text
+    assert "It is a heuristic, not a measurement: it uses the attention weights only and ignores the values" in text
+    assert "an attention weight shows where a head looks, not how much a token matters to the output" in text
+
+
 def test_the_sink_sentence_counts_the_models_heads(loaded):
     at = _run(_pair_page(view="model"))
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
@@ -315,7 +345,29 @@ def test_the_sink_sentence_counts_the_models_heads(loaded):
     text = " ".join(m.value for m in at.markdown)
     assert f"{int((on_cls > 0.5).sum())} of the 72 heads put more than half" in text
     assert f"on [CLS], and {int((on_sep > 0.5).sum())} on the final [SEP]" in text
+    assert "Such a “sink” is usually read as the place a head puts its weight" in text and "Clark et al." in text
     assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
+
+
+def test_the_model_view_counts_how_the_heads_differ(loaded):
+    """ "Heads differ" names counts read from the attentions: heads on the previous and the next
+    token (a loop over every head and query) and heads whose rows are nearly even."""
+    at = _run(_pair_page(view="model"))
+    a = models.extract_attentions(loaded, *PAIR_PRESET.split(" / ")).attentions.astype(np.float64)
+    L, H, T, _ = a.shape
+    prev = np.array([[np.mean([a[i, h, t, t - 1] for t in range(1, T)]) for h in range(H)] for i in range(L)])
+    nxt = np.array([[np.mean([a[i, h, t, t + 1] for t in range(T - 1)]) for h in range(H)] for i in range(L)])
+    p = np.clip(a, 1e-300, 1)
+    even = (-(a * np.log(p)).sum(axis=-1) / np.log(T)).mean(axis=-1)  # (L, H) entropy over its maximum
+    layer, head = np.unravel_index(np.argmax(prev), prev.shape)
+    text = " ".join(m.value for m in at.markdown)
+    n = int((prev > 0.5).sum())
+    assert (
+        f"Heads differ. Here {n} head{' puts' if n == 1 else 's put'} more than half of their attention on the "
+        f"previous token (the most: layer {layer}, head {head}, {prev[layer, head]:.2f}), "
+        f"{int((nxt > 0.5).sum())} on the next token, and {int((even > 0.8).sum())} spread it widely" in text
+    )
+    assert (prev > 0.5).sum() > 0, "all-MiniLM-L6-v2 has previous-token heads on this input"
 
 
 def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):

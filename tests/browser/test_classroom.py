@@ -311,6 +311,32 @@ def test_predict_then_reveal_softmax_lab(page, watch, request, theme: str, prese
     assert not link_problems(page, watch, app)
 
 
+@pytest.mark.parametrize(("theme", "presenting"), [("light", False), ("dark", True)], ids=["light", "dark-presenting"])
+def test_predict_then_reveal_the_sliding_window(page, watch, request, theme: str, presenting: bool) -> None:
+    """Masks and cost asks how many scores the window keeps, in the window's own section; its mask
+    and weights are not drawn until the reveal, and the drawn mask then holds that many cells."""
+    app = themed(request, theme)
+    if presenting:
+        page.set_viewport_size(PROJECTOR)
+    open_app(page, app.url, "masks-and-cost?predict=1&radius=1" + ("&present=1&step=3" if presenting else ""))
+    T = len(TOKENS)
+    kept = sum(abs(i - j) <= 1 for i in range(T) for j in range(T))  # |i - j| <= r, pair by pair
+    assert not [t for t in chart_titles(page) if t.startswith("Sliding window")]
+    if presenting:
+        assert progress_lines(page) == ["Section 3 of 6 · Sliding window mask"] and chart_boxes(page) == 0
+
+    choose(page, "Your pick", str(kept))
+    click(page, main_button(page, "Reveal"), lambda: len(answers(page)) == 1, "the answer")
+    assert answers(page)[0].startswith(
+        f"The answer: {kept}, with the share of the scores kept = {kept / T**2:.3f}. Your pick was right."
+    )
+    mask = chart_z(page, "Sliding window mask (1 = may attend)")
+    assert mask.shape == (T, T) and mask.sum() == kept
+    if presenting:
+        screenshot(page, f"classroom-present-window-revealed-{theme}")
+    assert not link_problems(page, watch, app)
+
+
 # --- the real model ------------------------------------------------------------------------
 
 TIRED = "The animal didn't cross the street because it was too tired."
