@@ -156,3 +156,23 @@ def test_the_articles_page_states_the_slips():
     assert d.score_mat == pytest.approx(score)
     lines = _footer_lines(at)
     assert f"q_cat · k_mat is {score:.4g}".replace("-", "−") in lines and "not the article's 0.24" in lines
+
+
+@pytest.mark.parametrize(
+    ("script", "prefix", "quiz_key", "answer"),
+    [
+        ("lessons/multi_head.py", "mh", "mh_quiz_concat", "make a 7×16 matrix"),
+        ("lessons/masks_cost.py", "masks", "masks_quiz_window", "the window (r = 2) 29"),
+        ("lessons/cross_attention.py", "cross", "cross_quiz_shape", "8×7 rectangle"),
+    ],
+    ids=["multi-head", "masks", "cross"],
+)
+def test_a_footer_keeps_a_questions_answer_until_it_is_revealed(script, prefix, quiz_key, answer):
+    """With Predict first on, the footer leaves out the shape or count the page asks about;
+    once the answer is revealed, it says it (the numbers are the defaults' own, checked above)."""
+    at = _at(script)
+    assert answer in _footer_lines(at)
+    at.toggle(key=f"{prefix}_predict").set_value(True).run()
+    assert answer not in _footer_lines(at)
+    at.button(key=f"{quiz_key}_reveal").click().run()
+    assert answer in _footer_lines(at)
