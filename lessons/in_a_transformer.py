@@ -181,11 +181,13 @@ if ready:
     senses_inputs = (state.value("sentences"), state.value("word"), state.value("layer"))  # section 7's only inputs
     outline.changes(
         deck,
-        (
-            outline.fingerprint(lesson.dense),
+        (  # what each section shows (the block's weights, up to 768 × 3072, are left out: its output follows them)
+            outline.fingerprint(lesson.dense.dense, [s.weights for s in lesson.dense.attention]),
             outline.fingerprint(lesson.split, lesson.minilm),
-            outline.fingerprint(lesson.padding),
-            outline.fingerprint(lesson.block),
+            outline.fingerprint(
+                lesson.padding.tokens, [s.weights for s in (*lesson.padding.masked, *lesson.padding.unmasked)]
+            ),
+            outline.fingerprint(lesson.block.stages(), lesson.block.output),
             outline.fingerprint(lesson.masks),
             outline.fingerprint(lesson.cost),
             outline.fingerprint(*senses_inputs),
