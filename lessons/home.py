@@ -15,7 +15,7 @@ from ui.state import PageState, Param
 EXAMPLE = "The animal didn't cross the street because it was too tired."
 MAX_TOKENS = 16  # the live example stays small enough to read every cell
 PHRASE = "a big dog sat on my red hat"  # said twice for the trained head: every word in the decoder's vocabulary
-STATE = PageState("home", (Param("text", EXAMPLE, "text", max_chars=MAX_CHARS),))
+STATE = PageState("home", (Param("text", EXAMPLE, "text", max_chars=MAX_CHARS, shared=True),))
 
 
 @st.cache_resource(show_spinner=False)

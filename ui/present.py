@@ -49,6 +49,14 @@ def on() -> bool:
     return bool(st.session_state.get(KEY, False))
 
 
+STEPWISE = "one_step_at_a_time"  # a student's switch (ui.outline): long pages one section at a time
+
+
+def paged() -> bool:
+    """Whether a Deck shows one section at a time: in presenter mode, or by a student's choice."""
+    return on() or bool(st.session_state.get(STEPWISE, False))
+
+
 # --------------------------------------------------------------------------- the stage
 
 STAGE_KEY = "present_stage"  # the stage's container: class st-key-present_stage (assets/present.css)
@@ -221,7 +229,11 @@ class Deck:
         return min(max(step, 1), len(self.titles)) - 1
 
     def shows(self, index: int) -> bool:
-        return not on() or index == self.current
+        return not paged() or index == self.current
+
+    def anchor(self, index: int) -> str:
+        """The id of section ``index``'s heading, for links to it: "sbs-step-4"."""
+        return f"{self.step_key.replace('_', '-')}-{index + 1}"
 
     def section(
         self, index: int, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
@@ -238,21 +250,26 @@ class Deck:
         if on():
             _open(beside)
             return True
-        title = heading or self.titles[index]
         if self.numbered:
-            st.header(f"{index + 1}. {title}")
+            st.header(f"{index + 1}. {heading or self.titles[index]}", anchor=self.anchor(index))
         else:
-            counted = self.counted or len(self.titles)
-            st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
+            st.subheader(heading or self.heading(index), anchor=self.anchor(index))
         return True
+
+    def heading(self, index: int) -> str:
+        """Section ``index`` as section() titles it: "Step 4 · Queries, keys and values"."""
+        counted = self.counted or len(self.titles)
+        if self.numbered:
+            return f"{index + 1}. {self.titles[index]}"
+        return f"{self.noun} {index + 1} · {self.titles[index]}" if index < counted else self.titles[index]
 
     def _move(self, by: int) -> None:
         k = min(max(self.current + by, 0), len(self.titles) - 1)
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
-        """Back, the progress line and Next (presenter mode only)."""
-        if not on():
+        """Back, the progress line and Next (presenter mode, or one step at a time)."""
+        if not paged():
             return
         n, k = len(self.titles), self.current
         if self.values is not None:
@@ -273,7 +290,8 @@ class Deck:
             width="stretch",
             type="primary",
         )
-        line.markdown(f"## {self.progress(k)}")  # the section's one heading
+        # In presenter mode the progress line is the section's one heading (section() draws none).
+        line.markdown(f"## {self.progress(k)}" if on() else self.progress(k))
 
     def progress(self, k: int) -> str:
         """The progress line for section k, e.g. "**Step 4 of 9** · Queries, keys and values"."""
