@@ -42,7 +42,8 @@ def asked(at: AppTest) -> dict[str, str]:
     its Reveal button, keyed "<key>_reveal")."""
     found, heading = {}, None
     for el in elements(at):
-        if type(el).__name__ in HEADINGS:
+        progress = type(el).__name__ == "Markdown" and el.value.startswith("## ")  # presenter mode's heading
+        if type(el).__name__ in HEADINGS or progress:
             heading = el.value
         key = getattr(el, "key", None) or ""
         if type(el).__name__ == "Button" and key.endswith("_reveal"):

@@ -153,7 +153,7 @@ def test_predict_first_has_no_question_when_every_shape_is_one_by_one():
 
 
 @pytest.mark.parametrize(
-    ("step", "expected"), [("1", {}), ("2", {"cross_quiz_shape": "2. A rectangular score matrix"})]
+    ("step", "expected"), [("1", {}), ("2", {"cross_quiz_shape": "## **Section 2 of 3** · A rectangular score matrix"})]
 )
 def test_presenter_mode_asks_in_the_score_section(step, expected):
     at = quiz_page(PAGE, present=True, predict="1", step=step)

@@ -496,7 +496,7 @@ def test_step5_counts_the_rows_where_a_longer_key_wins(query):
     _, _, steps = engine(
         text=query.get("text", PRESETS[0]), causal=query.get("causal") == "1", d_k=int(query.get("d_k", 4))
     )
-    q, k = trace_z(at, "Step 4: Q, K, V", "Q"), trace_z(at, "Step 4: Q, K, V", "K")
+    q, k = trace_z(at, "Q, K, V (", "Q"), trace_z(at, "Q, K, V (", "K")
     np.testing.assert_allclose(q, steps.q, atol=1e-12)
     T = len(q)
     differs = 0
@@ -517,7 +517,7 @@ def test_step5_counts_the_rows_where_a_longer_key_wins(query):
 @pytest.mark.parametrize(("query", "zeros", "under"), [({}, 0, 0), ({"causal": "1"}, 21, 0)])
 def test_step8_says_non_negative_and_counts_the_zero_weights(query, zeros, under):
     at = run_page(**query)
-    weights = trace_z(at, "Step 8: attention weights")
+    weights = trace_z(at, "A = softmax(M)")
     assert int((weights == 0).sum()) == zeros and weights.min() >= 0
     text = _markdown(at, "The softmax turns each row into weights that are never negative")
     assert "positive weights" not in text
@@ -534,7 +534,7 @@ def test_step8_names_weights_that_underflow_to_zero():
     _, _, steps = engine(text=PRESETS[1], causal=True, x100=True, d_k=16)
     zeros, masked = int((steps.weights == 0).sum()), int((~steps.mask).sum())
     assert (zeros, masked) == (67, 66)  # one allowed weight rounds to 0 in this run
-    assert int((trace_z(at, "Step 8: attention weights") == 0).sum()) == zeros
+    assert int((trace_z(at, "A = softmax(M)") == 0).sum()) == zeros
     text = _markdown(at, "The softmax turns each row into weights that are never negative")
     assert f"Here {zeros} of the {steps.weights.size} weights are exactly 0: {masked} masked cells and " in text
     assert f"and {zeros - masked} whose exponential is too small for a float64" in text
@@ -704,11 +704,11 @@ def test_predict_first_has_no_question_where_every_key_ties():
     at = run_page(predict="1", text="the the the", pos="0")
     assert asked(at) == {}
     assert any(c.value.startswith("Predict first has no question for query 2") for c in at.caption)
-    np.testing.assert_allclose(trace_z(at, "Step 8: attention weights"), np.full((3, 3), 1 / 3))
+    np.testing.assert_allclose(trace_z(at, "A = softmax(M)"), np.full((3, 3), 1 / 3))
 
 
 def test_predict_first_has_no_question_for_one_token():
     at = run_page(predict="1", text="Hi")
     assert asked(at) == {}
     assert any(c.value.startswith("Predict first has no question for one token") for c in at.caption)
-    assert "Step 8: attention weights" in [f["layout"]["title"]["text"] for f in figures(at)]  # nothing hidden
+    assert any(f["layout"]["title"]["text"].startswith("A = softmax(M)") for f in figures(at))  # nothing hidden
