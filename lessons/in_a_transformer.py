@@ -654,18 +654,20 @@ if deck.section(6):
                 )
 
 # --------------------------------------------------------------------------- 8. where the word looks
+IN_SIDEBAR = " (in the sidebar)" if present.on() else ""  # where presenter mode keeps the layer
 layer = int(state.value("layer"))
 if deck.shows(7) and loaded is None and present.on():
     st.warning(f"The real model is not available, so this section cannot run: {md_escape(why or '')}")
 if deck.section(7, loaded is not None, beside=False, heading=f"Where the word looks at layer {layer}"):
-    if present.on():  # on a projector this section is shown alone: its layer is picked here
-        _layer_slider(st, loaded.n_layers)
+    if present.on():  # on a projector this section is shown alone: its layer waits in the sidebar
+        _layer_slider(st.sidebar, loaded.n_layers)
         layer = int(state.value("layer"))
     senses = _word_senses(loaded)
     if senses is not None and layer == 0:
         st.info(
             "Layer 0 is the embeddings (token, position and segment vectors, then LayerNorm), before any "
-            f"attention. Pick a layer from 1 to {senses.n_layers} to see which tokens the word attends to."
+            f"attention. Pick a layer from 1 to {senses.n_layers}{IN_SIDEBAR} to see which tokens the word attends "
+            "to."
         )
     elif senses is not None:
         shares = ", ".join(_n(sense.special_share(layer), 2) for sense in senses.senses)
