@@ -379,6 +379,12 @@ export default function () {
       label(plot);
       svgButton(plot);
       plot.querySelectorAll('.modebar-btn').forEach(keyboard);
+      // A redraw that only restyles the drawn text (a resize, a new size from Streamlit) adds or
+      // removes no element, so the observer below does not see it; Plotly's own event does.
+      if (!plot.__fitAfterPlot && typeof plot.on === 'function') {
+        plot.__fitAfterPlot = true;
+        plot.on('plotly_afterplot', () => fitChart(plot));
+      }
       fitChart(plot);
     }
     for (const box of document.querySelectorAll('[data-testid="stMain"] .katex-display')) {

@@ -153,7 +153,7 @@ def test_a_mask_toggle_names_the_steps_it_changed(tab) -> None:
     bars = page.evaluate(
         """() => {
       const plot = Array.from(document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot"))
-        .find(p => (p._fullLayout.title.text || '').startsWith('Worked cell'));
+        .find(p => /^Row [0-9]+ of A, key [0-9]+ highlighted/.test(p._fullLayout.title.text || ''));
       return {zeroline: plot._fullLayout.xaxis.zeroline, xzl: plot.querySelectorAll('.xzl').length,
               colours: Array.from(plot.querySelectorAll('.trace.bars .point path'), p => p.style.fill)};
     }"""
