@@ -131,7 +131,9 @@ def changes(
     # The note's place is kept on every run, with or without a note: an element that comes and
     # goes would move every later one, and the browser would build them (and their charts)
     # again, losing the keyboard focus.
-    box = where if where is not None else st.container()
+    # In presenter mode the note waits in the sidebar, beside the settings that made it: on the
+    # projector a note coming and going above the stage would resize every chart (a second draw).
+    box = st.sidebar.container() if present.on() else where if where is not None else st.container()
     key = f"{deck.step_key}__outline"
     before = None if fresh else st.session_state.get(key)
     st.session_state[key] = (prints, dict(settings))
