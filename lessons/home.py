@@ -51,6 +51,10 @@ PATH = (  # (page script, what the student will see there), in teaching order (a
         "A small decoder trained for this app, its causal heads, and the induction head it learned.",
     ),
     ("lessons/articles.py", "The worked examples of popular attention articles, redone, with their slips shown."),
+    (
+        "lessons/class_room.py",
+        "For teachers: start a class, and your students' screens follow yours, with a live predict-first poll.",
+    ),
 )
 
 

@@ -450,7 +450,7 @@ with st.sidebar if present.on() else st.container():
     )
     _examples()
 text_a, text_b = _sentences()
-if present.on():
+if present.single():
     deck = present.Deck(tuple(VIEW_NAMES.values()), step_key=K("view"), noun="View", values=tuple(VIEW_NAMES))
     deck.nav()
     view = deck.values[deck.current]

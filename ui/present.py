@@ -19,6 +19,10 @@ KEY = "present"
 PARAM = Param(KEY, False, "bool")
 CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
 CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
+# Class mode (ui.class_follow): a student following a teacher who presents sees one section at a
+# time too, at the student's own screen size; the teacher's progress line goes to the class.
+FOLLOW_KEY = "class_follow_single"
+SECTION_KEY = "class_section"
 
 
 def start() -> bool:
@@ -30,6 +34,11 @@ def start() -> bool:
 
 def on() -> bool:
     return bool(st.session_state.get(KEY, False))
+
+
+def single() -> bool:
+    """One section at a time: presenter mode, or a student following a teacher who presents."""
+    return on() or bool(st.session_state.get(FOLLOW_KEY))
 
 
 def toggle() -> None:
@@ -85,7 +94,7 @@ class Deck:
         return min(max(step, 1), len(self.titles)) - 1
 
     def shows(self, index: int) -> bool:
-        return not on() or index == self.current
+        return not single() or index == self.current
 
     def section(self, index: int, ready: bool = True) -> bool:
         """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
@@ -107,10 +116,14 @@ class Deck:
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
-        """Back, the progress line and Next (presenter mode only)."""
-        if not on():
+        """Back, the progress line and Next (presenter mode only; a following student gets the line alone)."""
+        if not single():
             return
         n, k = len(self.titles), self.current
+        st.session_state[SECTION_KEY] = self.progress(k).replace("**", "")
+        if st.session_state.get(FOLLOW_KEY):
+            st.markdown(self.progress(k))
+            return
         if self.values is not None:
             # Kept as a plain value: where the state belongs to a widget the page draws only
             # outside presenter mode (the View radio), Streamlit drops it at the end of a run
