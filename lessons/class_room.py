@@ -25,6 +25,7 @@ K = STATE.key
 # The QR code's width on screen. A QR code scans from about ten times its width: 460 px of a
 # 1280 × 720 projector image 2.5-3 m wide is about 1 m, enough for the back of a classroom.
 QR_PX_PRESENT, QR_PX = 460, 260
+QR_BORDER = 4  # modules of white margin, as the QR standard asks
 PAGE_NAMES = {  # url path -> title, for "The class sees: …"
     "": "Home",
     "step-by-step": "Step by step",
@@ -41,11 +42,15 @@ PAGE_NAMES = {  # url path -> title, for "The class sees: …"
 
 
 @once_per_server(st.cache_data(show_spinner=False, max_entries=64))
-def qr_png(link: str) -> bytes:
-    """The join link as a QR code: PNG, black on white with the standard 4-module margin."""
+def qr_png(link: str, width_px: int) -> tuple[bytes, int]:
+    """The join link as a QR code at most ``width_px`` wide: PNG, black on white with the
+    standard 4-module margin, a whole number of pixels per module (so the browser shows it
+    unscaled, with sharp edges). Returns the PNG and its width."""
+    qr = segno.make(link, error="m")
+    scale = max(1, width_px // qr.symbol_size(scale=1, border=QR_BORDER)[0])
     out = io.BytesIO()
-    segno.make(link, error="m").save(out, kind="png", scale=16, border=4, dark="black", light="white")
-    return out.getvalue()
+    qr.save(out, kind="png", scale=scale, border=QR_BORDER, dark="black", light="white")
+    return out.getvalue(), qr.symbol_size(scale=scale, border=QR_BORDER)[0]
 
 
 def app_url() -> str:
@@ -136,8 +141,8 @@ def teacher_panel() -> None:
         following_now(held.code)
         where_the_class_is()
     with qr_col:
-        width = QR_PX_PRESENT if present.on() else QR_PX
-        st.image(qr_png(link), width=width, alt=f"QR code of the join link {link}")
+        png, width = qr_png(link, QR_PX_PRESENT if present.on() else QR_PX)
+        st.image(png, width=width, alt=f"QR code of the join link {link}")
     st.markdown(
         "Now go to any page: the class follows you there, page, settings and (in presenter mode) section. "
         "Switch **Predict first** on where a page has it, and every student gets the question."

@@ -88,15 +88,16 @@ def _live(rooms: Classroom, teacher: Teacher, q: PollQuestion) -> None:
     except (RefusedError, UnavailableError) as err:
         st.warning(md_escape(str(err)))
         return
-    st.markdown(f"**{tally.answered} of {tally.following} answered**")
-    histogram(q, tally, revealed=False)
-    if st.button("Reveal answers", key=f"class_reveal_{q.signature}", type="primary"):
+    count, button = st.columns([3, 1], vertical_alignment="center")
+    count.markdown(f"**{tally.answered} of {tally.following} answered**")
+    if button.button("Reveal answers", key=f"class_reveal_{q.signature}", type="primary", width="stretch"):
         try:
             rooms.reveal(teacher, q)
         except (RefusedError, UnavailableError) as err:
             st.warning(md_escape(str(err)))
             return
         st.rerun(scope="app")  # the page shows what the question kept hidden
+    histogram(q, tally, revealed=False)
 
 
 # --------------------------------------------------------------------------- a student

@@ -59,8 +59,9 @@ def toggle() -> None:
 
 def intro(text: str) -> None:
     """A page's opening paragraph: shown normally, left out in presenter mode, where the
-    screen height goes to the step being shown (the teacher says it instead)."""
-    if not on():
+    screen height goes to the step being shown (the teacher says it instead), and so for a
+    student following a teacher who presents."""
+    if not single():
         st.markdown(text)
 
 
