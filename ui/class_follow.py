@@ -36,6 +36,8 @@ PUBLISHED = "class_published"  # the View this teacher's tab last published
 ROOM = "class_room_state"  # the RoomState this run uses
 ASKED = "class_asked"  # this run's questions: the teacher's PollQuestions, a student's question keys
 BEAT = "class_beat_at"
+PAGES = "class_pages"  # url path -> the app's page, from the last full run (the follower's loop switches)
+CURRENT = "class_current_page"  # the url path of the page this session's last full run showed
 POLL_S = 1.0  # followers ask the room's version this often
 HEARTBEAT_S = 5.0  # and say they are still there this often ("following now" looks back 15 s)
 
@@ -169,13 +171,15 @@ def _student_before(banner, page: StreamlitPage, pages: Sequence[StreamlitPage])
         _student_banner(seat, state)
     if not seat["following"]:
         return
+    st.session_state[PAGES] = {p.url_path: p for p in pages}
+    st.session_state[CURRENT] = page.url_path
     if seat["applied"] != state.version:
-        _take_view(seat, state, page, pages)
+        _take_view(seat, state, page.url_path)
     if state.view.single:
         st.session_state[present.FOLLOW_KEY] = True
     else:
         st.session_state.pop(present.FOLLOW_KEY, None)
-    _follow_loop()
+    _follow_loop(page.url_path)
 
 
 def _student_banner(seat: dict, state: RoomState) -> None:
@@ -189,24 +193,43 @@ def _student_banner(seat: dict, state: RoomState) -> None:
         button.button("Follow again", key="class_again", on_click=follow_again, type="primary", width="stretch")
 
 
-def _take_view(seat: dict, state: RoomState, page: StreamlitPage, pages: Sequence[StreamlitPage]) -> None:
-    """Go where the teacher is: the page (a new run) or, on the same page, its settings."""
+def _take_view(seat: dict, state: RoomState, current: str) -> None:
+    """Go where the teacher is: to the page (``st.switch_page``, which starts a new run) or, when
+    this session is on it (url path ``current``), to its settings."""
     view = state.view
     seat["applied"] = state.version
     st.session_state[OUTSIDE_KEY] = state.version  # the page's widgets read the URL again
     params = {**dict(view.params), ROOM_PARAM: seat["code"], SEAT_PARAM: session_id()}
-    target = next((p for p in pages if p.url_path == view.page), None)
+    target = st.session_state.get(PAGES, {}).get(view.page)
     if target is None:
         return
-    if target.url_path != page.url_path:
+    if view.page != current:
         st.switch_page(target, query_params=params)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
 
 
-@st.fragment(run_every=POLL_S)
-def _follow_loop() -> None:
-    """Every POLL_S seconds: has the room moved? Then the whole app reruns and takes it."""
+_LOOPS: dict[str, object] = {}
+
+
+def _follow_loop(page_path: str) -> None:
+    """Draw the follower's loop for this page. Each page gets its own fragment (a name of its
+    own, so an id of its own): Streamlit's timer for the loop of the page left behind then
+    stops with that page instead of running on against the new one."""
+    loop = _LOOPS.get(page_path)
+    if loop is None:
+
+        def poll() -> None:
+            _poll()
+
+        poll.__qualname__ = f"follow_loop[{page_path or 'home'}]"
+        loop = _LOOPS.setdefault(page_path, st.fragment(run_every=POLL_S)(poll))
+    loop()
+
+
+def _poll() -> None:
+    """Every POLL_S seconds: has the room moved? A new page is opened from here at once; a
+    change on this page reruns the whole app, which takes it."""
     seat = student()
     if not seat or not seat["following"]:
         return
@@ -217,10 +240,14 @@ def _follow_loop() -> None:
         if version is not None and now - st.session_state.get(BEAT, 0.0) >= HEARTBEAT_S:
             st.session_state[BEAT] = now
             rooms.heartbeat(seat["code"], session_id())
+        state = rooms.state(seat["code"]) if version not in (None, seat["applied"]) else None
     except UnavailableError:
         return  # the next poll tries again; the page stays as it is
-    if version != seat["applied"]:
-        st.rerun(scope="app")
+    if version == seat["applied"]:
+        return
+    if state is not None and state.view.page != st.session_state.get(CURRENT):
+        _take_view(seat, state, st.session_state.get(CURRENT, ""))  # switches page: does not return
+    st.rerun(scope="app")
 
 
 def _after(page: StreamlitPage, slot) -> None:

@@ -17,6 +17,7 @@ import pytest
 import attn_core as ac
 from attn_core import walkthrough as wt
 from classroom import codes
+from tests.browser.a11y import axe_violations, report
 from tests.browser.checks import Watch, exceptions, link_problems, screenshot
 from tests.browser.classroom import (
     MAIN,
@@ -50,7 +51,8 @@ class Tab:
     context: object
 
     def text(self) -> str:
-        return self.page.locator(MAIN).inner_text()
+        """The main area's text, every run of white space one space (a phone wraps the title)."""
+        return " ".join(self.page.locator(MAIN).inner_text().split())
 
     def banner(self) -> str:
         found = self.page.locator(".st-key-class_banner")
@@ -80,7 +82,17 @@ def tab(browser, server: StreamlitServer, name: str, path: str = "", viewport: d
 def wait_shows(t: Tab, check, what: str, timeout_s: float = 30.0) -> float:
     """Seconds until ``check(t)`` holds."""
     t0 = time.monotonic()
-    eventually(t.page, lambda: check(t), f"{t.name} to show {what}", timeout_ms=int(timeout_s * 1000))
+    try:
+        eventually(t.page, lambda: check(t), f"{t.name} to show {what}", timeout_ms=int(timeout_s * 1000))
+    except AssertionError as err:
+        shot, _ = screenshot(t.page, f"class-failed-{t.name.replace(' ', '-')}")
+        states = t.page.evaluate("() => (window.__stStates || [])")
+        (shot.parent / f"{shot.stem}-runs.txt").write_text("\n".join(states))
+        states = states[-14:]
+        raise AssertionError(
+            f"{err}; {t.page.url} shows ({shot}): {t.text()[:600]}; runs: {states}; "
+            f"console: {t.watch.console_errors[-5:]} {t.watch.page_errors[-5:]}"
+        ) from None
     return time.monotonic() - t0
 
 
@@ -127,6 +139,7 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     shown = qr.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
     assert qr.count() == 1 and shown[0] == shown[1] and 240 <= shown[0] <= 260, shown  # unscaled: sharp modules
     screenshot(teacher.page, f"class-{kind}-teacher-start")
+    assert not (found := axe_violations(teacher.page)), report(found)
 
     # Three students: two by the link (one on a phone), one types a wrong code, then the right one.
     students = [
@@ -186,6 +199,7 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     wait_shows(teacher, lambda t: sorted(poll_bars(t)) == expected_bars, "the three picks")
     assert not any("(the answer)" in b for b in poll_bars(teacher))
     screenshot(teacher.page, f"class-{kind}-teacher-poll")
+    assert not (found := axe_violations(teacher.page)), report(found)
     # The key is in no address and, while presenting, nowhere on the teacher's page.
     assert key not in teacher.page.content() and key not in teacher.page.url
     assert all(key not in s.page.content() and key not in s.page.url for s in students)
@@ -201,6 +215,9 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
         verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
         assert verdict in answers(s.page)[0]
     screenshot(students[0].page, f"class-{kind}-student-reveal")
+    screenshot(students[1].page, f"class-{kind}-student-phone-reveal")
+    # (On the phone, a wide formula of step 8 scrolls without keyboard access: the page's own, not class mode's.)
+    assert not (found := axe_violations(students[0].page)), report(found)
     for t in (teacher, *students):
         assert not link_problems(t.page, t.watch), (t.name, link_problems(t.page, t.watch))
 
