@@ -15,7 +15,7 @@ import streamlit as st
 
 from classroom import RefusedError, UnavailableError
 from ui import class_follow, class_store, present
-from ui.class_mode import STUDENT, TEACHER
+from ui.class_mode import STUDENT, TEACHER, ticking
 from ui.common import md_escape, once_per_server
 from ui.state import PageState, Param
 
@@ -111,7 +111,6 @@ def _hide_key() -> None:
 # --------------------------------------------------------------------------- the page's parts
 
 
-@st.fragment(run_every=2.0)
 def following_now(code: str) -> None:
     try:
         n = class_store.rooms().following(code)
@@ -138,7 +137,7 @@ def teacher_panel() -> None:
         st.container(key="class_code").markdown(f"**{held.code}**")
         st.markdown("Students join with this link, or type the code on their Class page:")
         st.code(link, language=None, wrap_lines=True)
-        following_now(held.code)
+        ticking(following_now, 2.0, "following_now")(held.code)
         where_the_class_is()
     with qr_col:
         png, width = qr_png(link, QR_PX_PRESENT if present.on() else QR_PX)

@@ -94,6 +94,10 @@ class PostgresCluster:
             engine.dispose()
         return self.url(name)
 
+    def pid(self) -> int:
+        """The server's main process (its connections are its children)."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
     def stop(self) -> None:
         """Stop the server (as a crash would: nothing is kept) and remove the folder."""
         with contextlib.suppress(subprocess.SubprocessError, OSError):

@@ -127,10 +127,12 @@ def test_the_qr_code_encodes_the_join_link():
     from lessons.class_room import qr_png
 
     link = "http://classroom.example:8501/?room=K7XQ2M"
-    image = Image.open(io.BytesIO(qr_png(link))).convert("L")
+    png, width = qr_png(link, 460)
+    image = Image.open(io.BytesIO(png)).convert("L")
     matrix = np.array(segno.make(link, error="m").matrix, dtype=bool)
-    n, scale, border = matrix.shape[0], 16, 4
-    assert image.size == ((n + 2 * border) * scale,) * 2
+    n, border = matrix.shape[0], 4
+    scale = 460 // (n + 2 * border)
+    assert image.size == (width, width) == ((n + 2 * border) * scale,) * 2 and 420 < width <= 460
     pixels = np.asarray(image)
     centres = (np.arange(n) + border) * scale + scale // 2
     dark = pixels[np.ix_(centres, centres)] < 128

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from classroom import PollQuestion, RefusedError, RoomState, Teacher, UnavailableError, View, codes
 from ui import class_poll, class_store, present
-from ui.class_mode import NOTICE, ROOM_PARAM, STUDENT, TEACHER, following, student
+from ui.class_mode import FULL_RUNS, NOTICE, ROOM_PARAM, STUDENT, TEACHER, following, student, ticking
 from ui.common import md_escape
 from ui.state import OUTSIDE_KEY
 
@@ -36,8 +37,8 @@ PUBLISHED = "class_published"  # the View this teacher's tab last published
 ROOM = "class_room_state"  # the RoomState this run uses
 ASKED = "class_asked"  # this run's questions: the teacher's PollQuestions, a student's question keys
 BEAT = "class_beat_at"
-PAGES = "class_pages"  # url path -> the app's page, from the last full run (the follower's loop switches)
-CURRENT = "class_current_page"  # the url path of the page this session's last full run showed
+PAGES = "class_pages"  # url path -> the app's page, from the last full run
+CURRENT_HASH = "class_current_page"  # the page script hash of this session's last full run
 POLL_S = 1.0  # followers ask the room's version this often
 HEARTBEAT_S = 5.0  # and say they are still there this often ("following now" looks back 15 s)
 
@@ -111,6 +112,7 @@ def leave() -> None:
 def run_page(page: StreamlitPage, pages: Sequence[StreamlitPage]) -> None:
     """``page.run()`` with the class around it (see ui.class_mode)."""
     st.session_state[ASKED] = []
+    st.session_state[FULL_RUNS] = st.session_state.get(FULL_RUNS, 0) + 1
     st.session_state.pop(present.SECTION_KEY, None)
     slot = _before(page, pages)
     try:
@@ -172,14 +174,14 @@ def _student_before(banner, page: StreamlitPage, pages: Sequence[StreamlitPage])
     if not seat["following"]:
         return
     st.session_state[PAGES] = {p.url_path: p for p in pages}
-    st.session_state[CURRENT] = page.url_path
+    st.session_state[CURRENT_HASH] = _page_hash()
     if seat["applied"] != state.version:
         _take_view(seat, state, page.url_path)
     if state.view.single:
         st.session_state[present.FOLLOW_KEY] = True
     else:
         st.session_state.pop(present.FOLLOW_KEY, None)
-    _follow_loop(page.url_path)
+    ticking(_poll, POLL_S, "follow_loop")()
 
 
 def _student_banner(seat: dict, state: RoomState) -> None:
@@ -193,9 +195,9 @@ def _student_banner(seat: dict, state: RoomState) -> None:
         button.button("Follow again", key="class_again", on_click=follow_again, type="primary", width="stretch")
 
 
-def _take_view(seat: dict, state: RoomState, current: str) -> None:
+def _take_view(seat: dict, state: RoomState, current: str | None) -> None:
     """Go where the teacher is: to the page (``st.switch_page``, which starts a new run) or, when
-    this session is on it (url path ``current``), to its settings."""
+    this session is on it (url path ``current``; None: switch in any case), to its settings."""
     view = state.view
     seat["applied"] = state.version
     st.session_state[OUTSIDE_KEY] = state.version  # the page's widgets read the URL again
@@ -203,33 +205,16 @@ def _take_view(seat: dict, state: RoomState, current: str) -> None:
     target = st.session_state.get(PAGES, {}).get(view.page)
     if target is None:
         return
-    if view.page != current:
+    if current is None or view.page != current:
         st.switch_page(target, query_params=params)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
 
 
-_LOOPS: dict[str, object] = {}
-
-
-def _follow_loop(page_path: str) -> None:
-    """Draw the follower's loop for this page. Each page gets its own fragment (a name of its
-    own, so an id of its own): Streamlit's timer for the loop of the page left behind then
-    stops with that page instead of running on against the new one."""
-    loop = _LOOPS.get(page_path)
-    if loop is None:
-
-        def poll() -> None:
-            _poll()
-
-        poll.__qualname__ = f"follow_loop[{page_path or 'home'}]"
-        loop = _LOOPS.setdefault(page_path, st.fragment(run_every=POLL_S)(poll))
-    loop()
-
-
 def _poll() -> None:
-    """Every POLL_S seconds: has the room moved? A new page is opened from here at once; a
-    change on this page reruns the whole app, which takes it."""
+    """Every POLL_S seconds: has the room moved? Then the whole app reruns, and that run takes
+    the teacher's view (a full run first: the browser stops this page's timer as it starts, so
+    no late tick of the page left behind reaches the server after the switch)."""
     seat = student()
     if not seat or not seat["following"]:
         return
@@ -240,14 +225,23 @@ def _poll() -> None:
         if version is not None and now - st.session_state.get(BEAT, 0.0) >= HEARTBEAT_S:
             st.session_state[BEAT] = now
             rooms.heartbeat(seat["code"], session_id())
-        state = rooms.state(seat["code"]) if version not in (None, seat["applied"]) else None
+        if version == seat["applied"] and _page_hash() != st.session_state.get(CURRENT_HASH):
+            # The browser lost track of its page: a timer tick of the page left behind was still on
+            # its way when the switch ran, and Streamlit ran it after the switch, for the old page,
+            # which the browser took for a change of page (it then shows an empty page). Go again.
+            state = rooms.state(seat["code"])
+            if state is not None:
+                _take_view(seat, state, current=None)
     except UnavailableError:
         return  # the next poll tries again; the page stays as it is
-    if version == seat["applied"]:
-        return
-    if state is not None and state.view.page != st.session_state.get(CURRENT):
-        _take_view(seat, state, st.session_state.get(CURRENT, ""))  # switches page: does not return
-    st.rerun(scope="app")
+    if version != seat["applied"]:
+        st.rerun(scope="app")
+
+
+def _page_hash() -> str:
+    """The page this run is for, as the request named it (Streamlit's run context; no public API)."""
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
 
 
 def _after(page: StreamlitPage, slot) -> None:

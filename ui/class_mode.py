@@ -19,7 +19,7 @@ imported. Otherwise ui.class_follow does the work:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -33,6 +33,7 @@ ROOM_PARAM = "room"  # the join link: <app url>/?room=CODE
 TEACHER = "class_teacher"  # {"code", "key", "holder", "show_key"}
 STUDENT = "class_student"  # {"code", "following", "applied": the version last taken}
 NOTICE = "class_notice"  # a message for the next run ("No open class with code …")
+FULL_RUNS = "class_full_runs"  # how many full runs this session has had in a class (ui.class_follow counts)
 
 
 def student() -> dict | None:
@@ -47,6 +48,24 @@ def following() -> bool:
 def in_class() -> bool:
     """Whether predict-first questions go to a class's poll: a teacher, or a student following."""
     return TEACHER in st.session_state or following()
+
+
+def ticking(func: Callable[..., None], every: float, name: str) -> Callable[..., None]:
+    """``func`` as a fragment that reruns every ``every`` seconds, with a fragment id that is new
+    on each full run of the session.
+
+    Streamlit starts a new script runner for a fragment's timed rerun that arrives just after a
+    full run ended, and that runner's start drops whatever of the full run the server had not sent
+    yet (its last elements, its "finished"): on a busy server a student's page could stay empty
+    below the banner. A tick sent for the id of an earlier run is dropped instead (Streamlit
+    checks that the fragment still exists), and the browser starts the new id's timer only after
+    it has the full run's messages."""
+
+    def tick(*args, **kwargs) -> None:
+        func(*args, **kwargs)
+
+    tick.__qualname__ = f"{name}[{st.session_state.get(FULL_RUNS, 0)}]"
+    return st.fragment(run_every=every)(tick)
 
 
 def run_page(page: StreamlitPage, pages: Sequence[StreamlitPage]) -> None:

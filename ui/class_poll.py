@@ -15,6 +15,7 @@ import contextlib
 import streamlit as st
 
 from classroom import Classroom, PollQuestion, RefusedError, Tally, Teacher, UnavailableError
+from ui.class_mode import ticking
 from ui.common import md_escape
 
 TEACHER_POLL_S = 1.0
@@ -77,10 +78,9 @@ def teacher_question(rooms: Classroom, teacher: Teacher, q: PollQuestion, reveal
     if revealed:
         revealed_view(rooms, teacher.code, q)
     else:
-        _live(rooms, teacher, q)
+        ticking(_live, TEACHER_POLL_S, "live_poll")(rooms, teacher, q)
 
 
-@st.fragment(run_every=TEACHER_POLL_S)
 def _live(rooms: Classroom, teacher: Teacher, q: PollQuestion) -> None:
     """The picks so far, without the answer, and the Reveal button: redrawn every second."""
     try:
@@ -140,8 +140,8 @@ def _answer_form(rooms: Classroom, code: str, student: str, q: PollQuestion) -> 
             key=f"class_estimate_{q.signature}",
         )
     if cols[2].button("Send", key=f"class_send_{q.signature}", type="primary", width="stretch"):
-        try:
-            rooms.answer(code, student, q.signature, int(pick), None if estimate is None else float(estimate))
+        try:  # the values go as they came: the room checks them (a forged message can send anything)
+            rooms.answer(code, student, q.signature, pick, estimate)
         except (RefusedError, UnavailableError) as err:
             st.warning(md_escape(str(err)))
             return
