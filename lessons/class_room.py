@@ -117,7 +117,7 @@ def following_now(code: str) -> None:
     except UnavailableError as err:
         st.warning(md_escape(str(err)))
         return
-    st.metric("Students following now", n)
+    st.markdown(f"Students following now: **{n}**")
 
 
 def where_the_class_is() -> None:

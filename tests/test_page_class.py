@@ -307,3 +307,67 @@ def test_a_join_link_without_its_database_leaves_the_page_working(no_database):
     assert not at.exception
     assert "The class database cannot be reached." in texts(at)
     assert at.title[0].value == "Self-Attention Explorer"  # Home, as usual
+
+
+# --------------------------------------------------------------------------- the other pages' questions
+
+
+def test_the_softmax_labs_question_goes_to_the_class(class_db):
+    """Softmax lab's ×100 question: the student gets the teacher's options; the charts it keeps
+    hidden appear on both screens once the teacher reveals, with the outcome attn_core computes."""
+    from attn_core import lab_results
+
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page("lessons/softmax_lab.py").run()
+    widget(teacher, "lab_predict").set_value(True).run()
+    student = session(room=code)
+    pick = poll_widget(student.selectbox, "class_pick_")
+    assert pick.options == [
+        "They stay about as they are",
+        "One key takes almost all the weight",
+        "They become about equal",
+    ]
+    assert not [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
+    pick.set_value("One key takes almost all the weight")
+    poll_widget(student.button, "class_send_").click().run()
+    teacher.run()
+    assert "**1 of 1 answered**" in texts(teacher)
+    poll_widget(teacher.button, "class_reveal_").click().run()
+    sat = lab_results.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0).saturation
+    top = float(sat.scaled_weights.max())
+    expected = (
+        f"The answer: One key takes almost all the weight, with the largest weight after multiplying = {top:.3f}."
+    )
+    assert top > 0.9 and any(t.startswith(expected) for t in texts(teacher)), texts(teacher)
+    student.run()
+    assert any(t.startswith(expected) and "Your pick was right." in t for t in texts(student))
+    assert [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
+
+
+@pytest.mark.model
+def test_the_real_models_two_questions_are_polled_and_revealed_one_by_one(class_db):
+    """The Real model asks two questions at once (where "it" looks in each sentence): both go to
+    the class, and revealing one leaves the other open."""
+    from attn_core import models
+
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page("lessons/real_model.py").run()
+    widget(teacher, "rm_predict").set_value(True).run()
+    assert not teacher.exception
+    student = session(room=code)
+    assert not student.exception
+    picks = [s for s in student.selectbox if s.key.startswith("class_pick_")]
+    assert len(picks) == 2 == len(models.IT_SENTENCES)
+    for pick in picks:
+        pick.set_value(pick.options[1])
+    for send in [b for b in student.button if b.key.startswith("class_send_")]:
+        send.click().run()
+    teacher.run()
+    assert texts(teacher).count("**1 of 1 answered**") == 2
+    reveals = [b for b in teacher.button if b.key.startswith("class_reveal_")]
+    reveals[0].click().run()
+    student.run()
+    assert len([t for t in texts(student) if t.startswith("The answer:")]) == 1
+    assert len([s for s in student.selectbox if s.key.startswith("class_pick_")]) == 1  # the other is still open

@@ -7,6 +7,7 @@ reveal; then the app server restarts, and the room, the answers and the follower
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,9 +106,9 @@ def the_answer(qi: int = 2) -> tuple[int, str, float]:
 
 
 def following_now(t: Tab) -> str:
-    """The Class page's "Students following now" figure, as shown."""
-    metric = t.page.locator(f"{MAIN} [data-testid='stMetric']").filter(has_text="Students following now")
-    return metric.locator("[data-testid='stMetricValue']").inner_text().strip() if metric.count() else ""
+    """The Class page's count of students following now, as shown."""
+    found = re.search(r"Students following now: (\d+)", t.text())
+    return found.group(1) if found else ""
 
 
 def poll_bars(t: Tab) -> list[str]:
