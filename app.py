@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import class_mode, present
+from ui import class_mode, present, theme
 from ui.charts import mount_chart_tools
 from ui.links import copy_link
 from ui.turns import one_at_a_time
@@ -54,9 +54,11 @@ st.set_page_config(
 )
 st.html(HERE / "assets" / "charts.css")  # chart text in the theme's colour
 st.html(HERE / "assets" / "a11y.css")  # contrast and focus fixes (WCAG 2.1 AA)
+st.html(HERE / "assets" / "layout.css")  # less empty space above the title
 mount_chart_tools()
 page = st.navigation(PAGES)
 present.toggle()
+theme.switch()
 with st.sidebar:
     copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py

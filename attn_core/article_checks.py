@@ -28,6 +28,8 @@ __all__ = [
     "ArticlesLesson",
     "CausalCheck",
     "Conventions",
+    "DecoderCheck",
+    "DimensionCheck",
     "DotExample",
     "RowsColumns",
     "ShapeCheck",
@@ -36,6 +38,8 @@ __all__ = [
     "articles_lesson",
     "causal_check",
     "conventions",
+    "decoder_check",
+    "dimension_check",
     "dot_example",
     "format_vector",
     "parse_vector",
@@ -337,6 +341,13 @@ class Conventions:
     output_col: np.ndarray  # (T, d_v) softmax(QᵀK/√d_k) Vᵀ, as the column-convention article writes it
     scores_gap: float  # max |scores_col - scores_row|
     output_gap: float  # max |output_col - output_row|
+    w_q_shape: tuple[int, int]  # (d_model, d_k): the W^q of Q = XW^q, as the notes first define it
+    w_q_times_column: bool  # whether that W^q times a column x_i (d_model numbers) is defined
+
+    @property
+    def query_column_shape(self) -> tuple[int, int]:
+        """(d_k, 1): W_qᵀ times one column x_i, the query the notes' bilinear form needs."""
+        return (self.q_col.shape[0], 1)
 
 
 def conventions(
@@ -361,6 +372,8 @@ def conventions(
         output_col=output_col,
         scores_gap=float(np.max(np.abs(scores_col - steps.scores))),
         output_gap=float(np.max(np.abs(output_col - steps.output))),
+        w_q_shape=(int(w_q.shape[0]), int(w_q.shape[1])),
+        w_q_times_column=bool(w_q.shape[1] == x_col.shape[0]),  # (d_model, d_k) @ (d_model, 1) needs d_k = d_model
     )
 
 
@@ -434,6 +447,72 @@ def winner_check(scale: float = 3.0, *, d_k: int = 64, T: int = 8, rows: int = 2
     )
 
 
+# --------------------------------------------------------------------------- the decoder's mask
+
+
+DECODER_OTHER_WORD = "forest"  # replaces the sentence's last word
+
+
+@dataclass(frozen=True)
+class DecoderCheck:
+    """Change only the last word: without a mask every earlier output moves, with the causal mask none does."""
+
+    tokens: tuple[str, ...]  # T words
+    changed: tuple[str, ...]  # the same with the last word replaced
+    unmasked_change: float  # max |output change| of the first T - 1 tokens, no mask
+    causal_change: float  # the same with the causal mask: exactly 0
+
+
+def decoder_check(seed: int = 0, d_model: int = SHAPES_D, d_k: int = SHAPES_D_K) -> DecoderCheck:
+    """The 8-word sentence and the same with its last word replaced, through one seeded head."""
+    tokens = _words(ARTICLE_SENTENCE)
+    changed = (*tokens[:-1], DECODER_OTHER_WORD)
+    w = init_weights(d_model, d_k, seed=seed)
+    moved = []
+    for mask in (None, "causal"):
+        a, b = (
+            attention_steps(embed(list(t), d_model, seed=seed), w.w_q, w.w_k, w.w_v, mask=mask)
+            for t in (tokens, changed)
+        )
+        moved.append(float(np.max(np.abs(a.output[:-1] - b.output[:-1]))))
+    return DecoderCheck(tokens=tokens, changed=changed, unmasked_change=moved[0], causal_change=moved[1])
+
+
+# --------------------------------------------------------------------------- query, key and value sizes
+
+
+@dataclass(frozen=True)
+class DimensionCheck:
+    """Queries and keys must share d_k; values may have another width d_v."""
+
+    d_k: int
+    mismatch_error: str  # what the engine says to a W_k one column wider than W_q
+    d_v: int  # another width for the values
+    weights_gap: float  # max |weights with d_v - weights with d_v = d_k|: 0
+    output_shape: tuple[int, int]  # (T, d_v)
+
+
+def dimension_check(seed: int = 0, d_model: int = SHAPES_D, d_k: int = SHAPES_D_K) -> DimensionCheck:
+    """The section-2 head with a W_k of d_k + 1 columns (refused) and a W_v of 2·d_k (fine)."""
+    x = embed(list(_words(ARTICLE_SENTENCE)), d_model, seed=seed)
+    w = init_weights(d_model, d_k, seed=seed)
+    wide = init_weights(d_model, d_k + 1, 2 * d_k, seed=seed)  # W_k (d_model, d_k + 1), W_v (d_model, 2 d_k)
+    try:
+        attention_steps(x, w.w_q, wide.w_k, w.w_v)
+        error = ""
+    except ValueError as err:
+        error = str(err)
+    base = attention_steps(x, w.w_q, w.w_k, w.w_v)
+    other = attention_steps(x, w.w_q, w.w_k, wide.w_v)
+    return DimensionCheck(
+        d_k=d_k,
+        mismatch_error=error,
+        d_v=int(wide.w_v.shape[1]),
+        weights_gap=float(np.max(np.abs(other.weights - base.weights))),
+        output_shape=(int(other.output.shape[0]), int(other.output.shape[1])),
+    )
+
+
 # --------------------------------------------------------------------------- the lesson
 
 
@@ -447,6 +526,8 @@ class ArticlesLesson:
     shapes: ShapeCheck
     conventions: Conventions
     winner: WinnerCheck
+    decoder: DecoderCheck
+    dimensions: DimensionCheck
 
 
 def articles_lesson(texts: dict[str, str] | None = None, *, scale: float = 3.0, seed: int = 0) -> ArticlesLesson:
@@ -465,4 +546,6 @@ def articles_lesson(texts: dict[str, str] | None = None, *, scale: float = 3.0, 
         shapes=shape_check(seed),
         conventions=conventions(steps, tokens, w.w_q, w.w_k, w.w_v),
         winner=winner_check(scale, seed=seed),
+        decoder=decoder_check(seed),
+        dimensions=dimension_check(seed),
     )

@@ -112,6 +112,7 @@ class MultiHeadLesson:
     tokens: tuple[str, ...]  # T tokens
     x: np.ndarray  # (T, d_model) embeddings plus positions
     steps: MultiHeadSteps  # heads[h].weights (T, T), concat (T, H*d_k), output (T, d_model)
+    other_v: AttentionSteps  # head 1 again with a W_v of another width: output (T, d_v'), same weights
 
     @property
     def n_heads(self) -> int:
@@ -121,19 +122,56 @@ class MultiHeadLesson:
     def d_v(self) -> int:
         return self.steps.heads[0].v.shape[1]
 
+    @property
+    def d_k(self) -> int:
+        return self.steps.heads[0].d_k
+
+    @property
+    def d_model(self) -> int:
+        return self.x.shape[1]
+
+    @property
+    def usual_d_k(self) -> int | None:
+        """d_model / H, the width most models give each head; None when H does not divide d_model."""
+        return self.d_model // self.n_heads if self.d_model % self.n_heads == 0 else None
+
+    @property
+    def heads_width(self) -> int:
+        """H · d_k: the queries (and keys) of all heads side by side."""
+        return self.n_heads * self.d_k
+
+    @property
+    def other_v_gap(self) -> float:
+        """max |weights of head 1 - the same head with the other d_v|: 0, the values play no part in them."""
+        return float(np.max(np.abs(self.other_v.weights - self.steps.heads[0].weights)))
+
+    @property
+    def previous_token(self) -> np.ndarray | None:
+        """Each head's mean weight on the token just before, over rows 1..T-1 (None when T < 2).
+
+        Returns: shares (H,)
+        """
+        if len(self.tokens) < 2:
+            return None
+        return np.array([np.diagonal(head.weights, offset=-1).mean() for head in self.steps.heads])
+
 
 def multi_head_lesson(
     tokens: tuple[str, ...], *, d_model: int = 16, n_heads: int = 4, d_k: int = 4, seed: int = 0, causal: bool = False
 ) -> MultiHeadLesson:
-    """Seeded embeddings, H seeded heads (d_v = d_k) and W_O, every step of every head.
+    """Seeded embeddings, H seeded heads (d_v = d_k) and W_O, every step of every head; and
+    head 1 once more with a seeded W_v of width 2·d_k, to show that d_v may differ from d_k.
 
     Returns: MultiHeadLesson with steps.concat (T, H*d_k) and steps.output (T, d_model)
     """
     tokens = tuple(tokens)
     x = embed(list(tokens), d_model, seed=seed)
     heads, w_o = init_multi_head(d_model, n_heads, d_k, seed=seed)
-    steps = multi_head_steps(x, heads, w_o, mask="causal" if causal else None)
-    return MultiHeadLesson(tokens=tokens, x=x, steps=steps)
+    mask = "causal" if causal else None
+    steps = multi_head_steps(x, heads, w_o, mask=mask)
+    w_v = init_weights(d_model, d_k, 2 * d_k, seed=seed).w_v  # (d_model, 2 d_k)
+    other_v = attention_steps(x, heads[0].w_q, heads[0].w_k, w_v, mask=mask)
+    return MultiHeadLesson(tokens=tokens, x=x, steps=steps, other_v=other_v)
 
 
 # --------------------------------------------------------------------------- cross-attention
@@ -190,6 +228,7 @@ class MaskStudy:
     counts: dict[str, np.ndarray]  # kind -> (n,) scores computed at each length
     memory: np.ndarray  # (n,) bytes of one float32 T x T matrix
     additive: np.ndarray  # (T, T) v_a . tanh(x_i W_q + x_j W_k)
+    additive_bound: float  # sum |v_a|: no additive score can be larger in size, whatever d_k is
     dot: np.ndarray  # (T, T) scaled dot-product scores, same W_q, W_k
     top_agree: float  # fraction of rows whose highest-scoring key is the same under both
     top_agree_chance: float  # what that fraction would be by chance: 1 / T
@@ -200,6 +239,25 @@ class MaskStudy:
 
     def steps(self, kind: str) -> AttentionSteps:
         return dict(self.runs)[kind]
+
+    @property
+    def additive_largest(self) -> float:
+        """The largest |additive score| on this sentence: never above additive_bound."""
+        return float(np.abs(self.additive).max())
+
+    @property
+    def causal_share(self) -> float:
+        """Scores the causal mask keeps on this sentence, T(T+1)/2 of T²: a little over half."""
+        return self.kept["causal"] / self.kept["global"]
+
+    @property
+    def causal_share_longest(self) -> float:
+        """The same at the cost chart's longest T."""
+        return float(self.counts["causal"][-1] / self.counts["global"][-1])
+
+    def stored_bytes(self, layers: int, heads: int = 1) -> int:
+        """float32 bytes of ``layers`` × ``heads`` score matrices at the chart's longest T."""
+        return int(layers * heads * self.memory[-1])
 
 
 def mask_study(
@@ -219,7 +277,8 @@ def mask_study(
         for kind in MASK_KINDS
     )
     here = score_counts([T], radius=radius, dilation=dilation)
-    additive = additive_scores(x, w.w_q, w.w_k, init_v_a(d_k, seed=seed))
+    v_a = init_v_a(d_k, seed=seed)
+    additive = additive_scores(x, w.w_q, w.w_k, v_a)
     dot = runs[0][1].scaled
     return MaskStudy(
         tokens=tokens,
@@ -229,6 +288,7 @@ def mask_study(
         counts=score_counts(list(T_VALUES), radius=radius, dilation=dilation),
         memory=scores_memory_bytes(list(T_VALUES)),
         additive=additive,
+        additive_bound=float(np.abs(v_a).sum()),
         dot=dot,
         top_agree=float(np.mean(additive.argmax(axis=1) == dot.argmax(axis=1))),
         top_agree_chance=1.0 / T,

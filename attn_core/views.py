@@ -15,18 +15,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import dim, softmax
+from .engine import dim, entropy, softmax
 
 __all__ = [
+    "HeadRoles",
     "ModelLesson",
     "NeuronView",
     "attention_to",
     "head_mean",
+    "head_roles",
     "mean_distance",
     "model_lesson",
     "neuron_view",
+    "offset_share",
     "rollout",
     "sink_heads",
+    "spread",
 ]
 
 
@@ -143,6 +147,72 @@ def mean_distance(attentions: np.ndarray) -> np.ndarray:
     return (a * offset).sum(axis=-1).mean(axis=-1)
 
 
+def offset_share(attentions: np.ndarray, offset: int) -> np.ndarray:
+    """How much of each head's attention lands ``offset`` tokens back (1: the previous token,
+    -1: the next one), averaged over the queries that have such a key.
+
+    attentions (L, H, T, T) -> Returns: (L, H), each in [0, 1] (zeros when no query has one)
+    """
+    a = _check_attentions(attentions)
+    T = a.shape[-1]
+    t = np.arange(max(offset, 0), T + min(offset, 0))  # queries t whose key t - offset exists
+    if t.size == 0:
+        return np.zeros(a.shape[:2])
+    return a[..., t, t - offset].mean(axis=-1)
+
+
+def spread(attentions: np.ndarray) -> np.ndarray:
+    """How evenly each head spreads a query's attention: the entropy of each row over its largest
+    possible value, log2 T (1: every key alike, 0: one key takes all), averaged over the queries.
+
+    attentions (L, H, T, T) -> Returns: (L, H), each in [0, 1] (zeros for T = 1)
+    """
+    a = _check_attentions(attentions)
+    T = a.shape[-1]
+    if T < 2:
+        return np.zeros(a.shape[:2])
+    return entropy(a).mean(axis=-1) / math.log2(T)
+
+
+ROLE_SHARE = 0.5  # a previous- or next-token head puts more than this share on that neighbour
+BROAD_SPREAD = 0.8  # a broad head's rows have an entropy above this share of log2 T
+
+
+@dataclass(frozen=True)
+class HeadRoles:
+    """What the heads of one input do, counted: previous-token, next-token and broad heads."""
+
+    previous: np.ndarray  # (L, H) share on the previous token
+    next: np.ndarray  # (L, H) share on the next token
+    spread: np.ndarray  # (L, H) row entropy over log2 T
+
+    @property
+    def n_previous(self) -> int:
+        return int((self.previous > ROLE_SHARE).sum())
+
+    @property
+    def n_next(self) -> int:
+        return int((self.next > ROLE_SHARE).sum())
+
+    @property
+    def n_broad(self) -> int:
+        return int((self.spread > BROAD_SPREAD).sum())
+
+    @property
+    def strongest_previous(self) -> tuple[int, int, float]:
+        """(layer, head, share) of the head with the largest share on the previous token."""
+        layer, head = np.unravel_index(int(np.argmax(self.previous)), self.previous.shape)
+        return int(layer), int(head), float(self.previous[layer, head])
+
+
+def head_roles(attentions: np.ndarray) -> HeadRoles:
+    """Each head's share on the previous and the next token, and how evenly it spreads.
+
+    attentions (L, H, T, T) -> Returns: HeadRoles of (L, H) arrays
+    """
+    return HeadRoles(previous=offset_share(attentions, 1), next=offset_share(attentions, -1), spread=spread(attentions))
+
+
 MODEL_VIEWS = ("head", "model", "neuron", "summaries", "reproduce")
 SINK_SHARE = 0.5  # a head is a "sink" head when more than this share of its attention lands on one key
 
@@ -163,6 +233,7 @@ class ModelLesson:
     sinks_sep: int  # ... on the final [SEP] (key T - 1)
     heads_mean: np.ndarray | None = None  # (T, T) head view: mean of the chosen heads
     on_cls: np.ndarray | None = None  # (L, H) model view: each head's share on [CLS]
+    roles: HeadRoles | None = None  # model view: previous-token, next-token and broad heads
     weights: np.ndarray | None = None  # (T, T) model view: the chosen layer and head
     neuron: NeuronView | None = None  # neuron view
     means: np.ndarray | None = None  # (L, T, T) summaries: mean over heads per layer
@@ -215,6 +286,7 @@ def model_lesson(
         out["heads_mean"] = a[layer, list(chosen)].mean(axis=0)  # (T, T)
     elif view == "model":
         out["on_cls"] = attention_to(a, 0)
+        out["roles"] = head_roles(a)
         out["weights"] = a[layer, head]
     elif view == "neuron":
         out["neuron"] = neuron_view(queries, keys, layer, head, query)

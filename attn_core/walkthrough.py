@@ -19,6 +19,7 @@ from .engine import AttentionSteps, Weights, attention_steps, embed, init_weight
 __all__ = [
     "CellWalkthrough",
     "Lesson",
+    "OrderCheck",
     "Source",
     "StepStats",
     "cell_walkthrough",
@@ -29,6 +30,7 @@ __all__ = [
     "latex_vec",
     "latex_weighted_sum",
     "lesson",
+    "order_check",
     "seeded_source",
     "shown_indices",
     "step_stats",
@@ -77,6 +79,8 @@ class StepStats:
     x_mean_square: float  # mean of X's squared entries: what sets the spread of q, k and the scores
     e_mean_square: float | None  # the same for the word vectors alone, X - PE (None: positions unknown)
     repeats: tuple[tuple[str, tuple[int, ...], bool], ...]  # (token, its positions, rows of X identical?)
+    n_zero_weights: int  # weights that are exactly 0 (every masked cell, and any exp that underflows)
+    top_not_aligned: int  # rows whose highest score is not on the key that points most nearly along q_i
 
 
 def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[int, ...], bool], ...]:
@@ -92,9 +96,23 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
     )
 
 
+def _top_not_aligned(steps: AttentionSteps) -> int:
+    """Rows i where the allowed key with the largest score q_i·k_j = |q_i||k_j| cos θ is not the
+    allowed key with the largest cos θ: a longer key won over a better-aimed one."""
+    allowed = np.isfinite(steps.masked)  # (T_q, T_k)
+    q_len = np.linalg.norm(steps.q, axis=1)[:, None]  # (T_q, 1)
+    k_len = np.linalg.norm(steps.k, axis=1)[None, :]  # (1, T_k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.where(q_len * k_len > 0, steps.scores / (q_len * k_len), 0.0)  # (T_q, T_k)
+    rows = allowed.any(axis=1)
+    top_score = np.where(allowed, steps.scores, -np.inf).argmax(axis=1)
+    top_cos = np.where(allowed, cos, -np.inf).argmax(axis=1)
+    return int(np.sum(rows & (top_score != top_cos)))
+
+
 def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarray | None = None) -> StepStats:
     """Spreads, masked count, row sums, the spread of X (and of X - pe, pe (T, d_model) when
-    given) and the repeated tokens of one run."""
+    given), the repeated tokens, the zero weights and the rows where length beat direction."""
     allowed = np.isfinite(steps.masked)
     row_sums = steps.weights.sum(axis=1)  # (T_q,)
     return StepStats(
@@ -110,7 +128,38 @@ def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarr
         x_mean_square=float(np.mean(steps.x**2)),
         e_mean_square=None if pe is None else float(np.mean((steps.x - pe) ** 2)),
         repeats=_repeats(tuple(tokens), steps.x) if tokens else (),
+        n_zero_weights=int(np.sum(steps.weights == 0.0)),
+        top_not_aligned=_top_not_aligned(steps),
     )
+
+
+@dataclass(frozen=True)
+class OrderCheck:
+    """The sentence read backwards, without a mask: what attention alone knows about word order."""
+
+    set_gap: float  # max |output(words reversed) - output reversed|, X without positions: 0 up to rounding
+    order_gap: float | None  # the same with the position vectors added (None when the source has none)
+
+
+def order_check(source: Source, *, scale: bool = True, multiplier: float = 1.0) -> OrderCheck:
+    """Reverse the tokens and run the head again, on the word vectors alone (X - pe) and, when
+    the source knows its positions, with the positions of the new order added.
+
+    Returns: OrderCheck; set_gap is about 1e-16 since attention without positions (and
+    without a mask) gives every token the same output wherever it stands
+    """
+    w = source.weights
+
+    def output(x: np.ndarray) -> np.ndarray:
+        kw = {"b_q": w.b_q, "b_k": w.b_k, "b_v": w.b_v}
+        return attention_steps(x, w.w_q, w.w_k, w.w_v, scale=scale, multiplier=multiplier, **kw).output
+
+    words = source.x if source.pe is None else source.x - source.pe  # (T, d_model)
+    set_gap = float(np.max(np.abs(output(words[::-1]) - output(words)[::-1])))
+    if source.pe is None:
+        return OrderCheck(set_gap=set_gap, order_gap=None)
+    order_gap = float(np.max(np.abs(output(words[::-1] + source.pe) - output(source.x)[::-1])))
+    return OrderCheck(set_gap=set_gap, order_gap=order_gap)
 
 
 @dataclass(frozen=True)
@@ -122,6 +171,7 @@ class Lesson:
     stats: StepStats
     multiplier: float
     scale: bool
+    order: OrderCheck  # the sentence reversed: outputs only reorder without positions
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -147,7 +197,8 @@ def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causa
         b_v=w.b_v,
     )
     stats = step_stats(steps, source.tokens, source.pe)
-    return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale)
+    order = order_check(source, scale=scale, multiplier=multiplier)
+    return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale, order=order)
 
 
 # --------------------------------------------------------------------------- one cell

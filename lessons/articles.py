@@ -15,7 +15,7 @@ from attn_core.figures.context import mask_check
 from attn_core.figures.lab import grouped_bars
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
-from ui import present
+from ui import outline, present
 from ui.charts import (
     show_attention,
     show_bars,
@@ -28,6 +28,7 @@ from ui.charts import (
 )
 from ui.common import md_escape
 from ui.common import num as _n
+from ui.footer import footer
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -104,8 +105,10 @@ def _reset_vectors() -> None:
 
 # --------------------------------------------------------------------------- widgets
 
+fresh = state.key(EDITABLE[0]) not in st.session_state  # the page's first run in this visit
 state.start()
 deck = Deck(TITLES, step_key=state.key("step"))
+outline.steps(deck)
 
 st.title("The articles, checked")
 present.intro(
@@ -114,13 +117,14 @@ present.intro(
     "the app's own engine and shows, for each, what the article wrote and what the arithmetic really gives."
 )
 deck.nav()
+note = st.container()  # which sections a change changed, filled in once the checks have run
 
 sections = []
 for n, title in enumerate(TITLES):
     if not deck.shows(n):
         sections.append(None)
         continue
-    st.header(f"{n + 1}. {title}")
+    st.header(f"{n + 1}. {title}", anchor=deck.anchor(n))
     if n == 0:
         for column, name in zip(st.columns(4), [g for g in ar.GIVEN if g != "x_cat"], strict=True):
             column.text_input(name, key=state.key(name), help="Three numbers separated by commas", **KEEP)
@@ -149,6 +153,20 @@ for n, title in enumerate(TITLES):
 
 texts = tuple((name, str(state.value(name))) for name in EDITABLE)
 lesson = _lesson(texts, float(state.value("scale")), int(state.value("seed")))
+outline.changes(
+    deck,
+    tuple(
+        outline.fingerprint(part)
+        for part in (lesson.dot, lesson.causal, lesson.rows, lesson.shapes, lesson.conventions, lesson.winner)
+    ),
+    {
+        **{name: value for name, value in texts},
+        "Seed": state.value("seed"),
+        "Standard deviation s": state.value("scale"),
+    },
+    fresh=fresh,
+    where=note,
+)
 state.sync()
 
 # --------------------------------------------------------------------------- 1. the 3-number example
@@ -321,6 +339,23 @@ if sections[1] is not None:
             ("art_causal_w_article", c.steps_article.weights, "Weights with the notes' mask"),
             ("art_causal_w_correct", c.steps_correct.weights, "Weights with the causal mask"),
         )
+        dc = lesson.decoder
+        st.markdown(
+            "Another article leaves the mask out altogether. Callebaut's *Understanding Transformers (Part 2)* "
+            "says that in self-attention each token “attends to all other tokens, including itself”, and that "
+            "this is “used in both the encoder and decoder layers”, without a word about the mask. In a decoder "
+            "that would let every word see the words after it. Change only the last word "
+            f"(“{md_escape(dc.tokens[-1])}” to “{md_escape(dc.changed[-1])}”) and, with the head above and no "
+            "mask, the outputs of the "
+            f"{len(dc.tokens) - 1} words before it move by up to {_n(dc.unmasked_change, 3)}; with the causal "
+            f"mask they move by {dc.causal_change:g}."
+        )
+        st.caption(
+            "A name to read with care: one of the overviews ends by naming “Dilated Attention” as an answer to "
+            "the T × T cost. That is LongNet's dilated attention (Ding et al., 2023): the sequence is cut into "
+            "segments, each thinned out by a dilation rate, with different rates in different heads. The dilated "
+            "mask on the Masks and cost page is a different scheme with a similar name: a sliding window with gaps."
+        )
 
 # --------------------------------------------------------------------------- 3. rows or columns
 if sections[2] is not None:
@@ -328,11 +363,12 @@ if sections[2] is not None:
         r = lesson.rows
         row_sums, col_sums = r.row_sums, r.column_sums
         st.markdown(
-            "The same notes then pass the scores “through a softmax function column-wise”, and a few lines later "
-            "write the scores as S = QKᵀ. Which way is right depends on the layout. In S = QKᵀ row i holds query "
-            "i's scores against every key, and each query's weights must add up to 1, so the softmax runs along "
-            "each **row**; the notes' own code does exactly that: softmax(scores, dim=−1), the last axis. "
-            "“Column-wise” is right only for their table, which puts the queries in columns."
+            "The same notes write the scores in matrix form as S = QKᵀ, and their code normalises them with "
+            "softmax(scores, dim=−1), the last axis. Only further down do they pass the scores “through a softmax "
+            "function column-wise”. Which way is right depends on the layout. In S = QKᵀ row i holds query i's "
+            "scores against every key, and each query's weights must add up to 1, so the softmax runs along each "
+            "**row**, as their own code does. “Column-wise” is right only for their table, which puts the queries "
+            "in columns."
         )
         st.latex(
             r"\max_{ij}\left|\operatorname{softmax}_{\text{columns}}(S^\top)^\top_{ij} - "
@@ -428,6 +464,15 @@ if sections[3] is not None:
                 value_name="w",
                 fmt=".2f",
             )
+        dm = lesson.dimensions
+        st.markdown(
+            f"The notes also say that queries and keys “typically” share one dimension d_k. For a dot product they "
+            f"must: q·k multiplies their entries pair by pair. Give the engine a W_k with {dm.d_k + 1} columns "
+            f"beside a W_q with {dm.d_k} and it refuses: “{md_escape(dm.mismatch_error)}”. The values are free: "
+            f"the notes rightly say d_v need not equal d_k, and the head of section 2 with d_v = {dm.d_v} gives "
+            f"the same weights (max |Δ| = {dm.weights_gap:g}) and an output of shape {dm.output_shape[0]} × "
+            f"{dm.output_shape[1]}."
+        )
 
 # --------------------------------------------------------------------------- 5. conventions
 if sections[4] is not None:
@@ -435,14 +480,23 @@ if sections[4] is not None:
         cv = lesson.conventions
         T, d_k = cv.q.shape
         d_v = cv.v.shape[1]
+        wr, wc = cv.w_q_shape
+        typed = "is defined" if cv.w_q_times_column else "is not defined"
         st.markdown(
             r"This app, like PyTorch, writes each token's vector $x_i$ as a **row**: $q_i = x_i W_q$, $Q = XW_q$ "
-            r"is T × d_k and the scores are $QK^\top$. The articles write each token as a **column**, which in "
-            r"this notation is $x_i^\top$: their query is the column $W^q x_i^\top$, and a score multiplies a "
-            r"transposed query column by a key column. Kumar's article stacks the query columns side by side "
-            r"into a matrix Q of size 64 × T, so the scores are $Q^\top K$ (T × T) and the output is "
-            r"$\operatorname{softmax}(Q^\top K)V^\top$ (T × 64). Both give the same numbers, with "
-            r"$W^q = W_q^\top$:"
+            r"is T × d_k and the scores are $QK^\top$. Kumar's article writes each token as a **column**, which in "
+            r"this notation is $x_i^\top$: its input is a d × T matrix (64 × T), its query is the column "
+            r"$W^q x_i^\top$, and it stacks the query columns into a Q of size 64 × T, so the scores are "
+            r"$Q^\top K$ (T × T) and the output is $\operatorname{softmax}(Q^\top K)V^\top$ (T × 64)."
+        )
+        st.markdown(
+            r"The course notes start with rows, as this app does: their X is T × d and $Q = XW^q$, so their "
+            r"$W^q$ is d × d_q. Their bilinear form $(W^q x_i)^\top W^k x_j$ then switches to columns (their $x_i$ "
+            r"there is a column, our $x_i^\top$), and there "
+            f"$W^q$ has to be read transposed for the product to make sense. With the head of section 2, a $W^q$ "
+            f"of {wr} × {wc} times a column of {wr} numbers {typed}; its transpose gives a query column of "
+            f"{cv.query_column_shape[0]} × {cv.query_column_shape[1]}. Read that way, both conventions give the "
+            r"same numbers, with $W^q = W_q^\top$:"
         )
         st.latex(
             r"(W^q x_i^\top)^\top (W^k x_j^\top) = x_i\, (W^q)^\top W^k\, x_j^\top "
@@ -450,7 +504,7 @@ if sections[4] is not None:
         )
         shapes = pd.DataFrame(
             {
-                "columns (the articles)": [
+                "columns (Kumar's article)": [
                     f"{a} × {b}"
                     for a, b in (
                         cv.q_col.shape,
@@ -539,3 +593,23 @@ if sections[5] is not None:
             ("art_win_scores", w.row_scaled, scores),
             ("art_win_weights", w.row_weights, {**weights, "name": "Softmax of the scaled scores"}),
         )
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(lesson: ar.ArticlesLesson) -> list[str]:
+    """The footer's lines, from this run's checks."""
+    d, c, w = lesson.dot, lesson.causal, lesson.winner
+    same = abs(d.score_mat - d.article_score) < 5e-3
+    return [
+        f"The 3-number example: q_cat · k_mat is {_g(d.score_mat)}, "
+        + (f"the article's {_g(d.article_score)}." if same else f"not the article's {_g(d.article_score)}."),
+        f"The article's causal table keeps {len(c.wrong)} scores that look into the future; the causal mask keeps "
+        "only the keys j ≤ i.",
+        f"With learned-like scores (s = {w.scale:g}) the scaled row still saturates: its top weight is "
+        f"{_n(w.row_weights.max(), 3)}.",
+    ]
+
+
+footer(__file__, what_it_showed(lesson), deck)

@@ -4,9 +4,10 @@ import streamlit as st
 
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from ui import present
+from ui import outline, present, quiz, sentence
 from ui.charts import show_attention, show_heatmap
 from ui.common import checked_tokens, md_escape, sentence_input, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param
 
 # Translation pairs: the i-th source goes with the i-th target.
@@ -30,12 +31,13 @@ SECTIONS = (
 STATE = PageState(
     "cross",
     (
-        Param("source", SOURCES[0], "text"),
+        Param("source", SOURCES[0], "text", shared=True),
         Param("target", TARGETS[0], "text"),
         Param("swap", False, "bool"),
         Param("d_model", 16, "choice", choices=D_MODELS),
         Param("d_k", 4, "choice", choices=D_KS),
         Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("predict", False, "bool"),
         Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
     ),
 )
@@ -48,8 +50,30 @@ def _lesson(source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k:
     return lab_results.cross_lesson(source, target, d_model=d_model, d_k=d_k, seed=seed, swap=swap)
 
 
+def shape_question(lesson: lab_results.CrossLesson, d_k: int) -> quiz.Question | None:
+    """Section 2: the shape of the weight matrix, among its transpose, the two squares and Q's shape
+    (those that coincide with it at these lengths are left out); None when nothing else is left."""
+    T_q, T_k = lesson.steps.weights.shape
+    answer = (T_q, T_k)
+    shapes = sorted(list(dict.fromkeys([answer, (T_k, T_q), (T_q, T_q), (T_k, T_k), (T_q, d_k), (1, T_k)]))[:4])
+    if len(shapes) < 2:
+        return None
+    q_name, kv_name = lesson.q_name, lesson.kv_name
+    return quiz.Question(
+        key="cross_quiz_shape",
+        prompt=f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} "
+        f"sentence ({T_k} tokens), with d_k = {d_k}. What shape is the matrix of attention weights (rows × columns)?",
+        options=tuple(f"{rows} × {cols}" for rows, cols in shapes),
+        answer=shapes.index(answer),
+        explain=f"One row per query ({q_name} token) and one column per key ({kv_name} token): each {q_name} "
+        f"token spreads one unit of weight over the {T_k} {kv_name} tokens. d_k is summed away in QKᵀ.",
+    )
+
+
+fresh = K("source") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
+outline.steps(deck)
 st.title("Cross-attention")
 present.intro(
     "In self-attention one sentence asks and answers its own questions. In cross-attention, as in a "
@@ -61,6 +85,11 @@ present.intro(
 left, right = st.columns(2)
 with left:
     source = sentence_input(K("source"), label="Source sentence (encoder side)", presets=SOURCES)
+    sentence.note(
+        K("source"),
+        "The source is your sentence from another page. The target is still the example's, so type a "
+        "translation of yours to make a pair.",
+    )
     source_tokens = checked_tokens(source, what="source sentence")
     if source_tokens:
         show_tokens(source_tokens)
@@ -80,6 +109,11 @@ swap = c1.toggle(
 d_model = c2.select_slider("d_model", options=D_MODELS, key=K("d_model"))
 d_k = c3.select_slider("d_k = d_v", options=D_KS, key=K("d_k"))
 seed = c4.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+predict = st.sidebar.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Guess the shape of the weight matrix before the scores, the weights and the output are shown.",
+)
 STATE.sync()
 
 if source_tokens is None or target_tokens is None:
@@ -88,6 +122,9 @@ lesson = _lesson(tuple(source_tokens), tuple(target_tokens), int(d_model), int(d
 steps, q_tokens, kv_tokens = lesson.steps, list(lesson.q_tokens), list(lesson.kv_tokens)
 q_name, kv_name = lesson.q_name, lesson.kv_name
 T_q, T_k = steps.scores.shape
+question = shape_question(lesson, int(d_k)) if predict else None
+hidden = question is not None and not quiz.revealed(question)  # section 3's shape gives the answer away too
+HIDDEN = "Hidden until you reveal your prediction{} (Predict first is on): every shape here gives it away."
 
 st.caption(
     f"Queries come from the {q_name} sentence ({T_q} tokens), keys and values from the {kv_name} sentence "
@@ -100,10 +137,27 @@ st.markdown(
     "after every encoder layer has mixed the source sentence, not from the source embeddings."
 )
 deck.nav()
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(steps.q, steps.k, steps.v),
+        outline.fingerprint(steps.scaled, steps.weights),
+        outline.fingerprint(steps.output),
+    ),
+    {
+        "Source sentence": source,
+        "Target sentence": target,
+        "Queries from the source": swap,
+        "d_model": d_model,
+        "d_k = d_v": d_k,
+        "Seed": seed,
+    },
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- Q, K, V
 if deck.shows(0):
-    st.header("1. Queries from one sentence, keys and values from the other")
+    st.header("1. Queries from one sentence, keys and values from the other", anchor=deck.anchor(0))
     st.markdown(
         f"W_q is applied to the {q_name} embeddings and W_k, W_v to the {kv_name} embeddings. The two "
         "sentences may have different lengths; only the width d_k has to match so that every query can be "
@@ -133,7 +187,16 @@ if deck.shows(0):
 
 # --------------------------------------------------------------------------- scores and weights
 if deck.shows(1):
-    st.header("2. A rectangular score matrix")
+    st.header("2. A rectangular score matrix", anchor=deck.anchor(1))
+    if question is not None:
+        with st.container(border=True):
+            hidden = not quiz.ask(question)
+            quiz.score_line()
+    elif predict:
+        st.caption("Predict first has no question at these sizes: every shape to choose from would be 1 × 1.")
+    if hidden:
+        st.info(HIDDEN.format(""))
+if deck.shows(1) and not hidden:
     st.markdown(
         f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form a "
         f"{T_q} × {T_k} rectangle instead of a square. The softmax runs along each row: each {q_name} token "
@@ -173,7 +236,10 @@ if deck.shows(1):
 
 # --------------------------------------------------------------------------- output
 if deck.shows(2):
-    st.header("3. The output: one row per query")
+    st.header("3. The output: one row per query", anchor=deck.anchor(2))
+    if hidden:
+        st.info(HIDDEN.format(" in section 2" if present.paged() else ""))
+if deck.shows(2) and not hidden:
     st.markdown(
         f"Each row of the output is a weighted mix of the {kv_name} values, so the output has one row per "
         f"{q_name} token. In a translation model this is how the words being written read the source sentence."
@@ -193,3 +259,20 @@ if deck.shows(2):
         value_name="output",
         width_px=FULL_WIDTH_PX,
     )
+
+# --------------------------------------------------------------------------- what it showed
+footer(
+    __file__,
+    [
+        f"{T_q} queries from the {q_name} sentence met {T_k} keys from the {kv_name} sentence: the scores form a "
+        f"{T_q}×{T_k} rectangle, and after the softmax each row of weights adds up to 1.",
+        f"The output has one row per {q_name} token ({steps.output.shape[0]}×{steps.output.shape[1]}), each a mix "
+        f"of the {kv_name} sentence's values.",
+    ]
+    if not hidden  # the shapes are the question's answer
+    else [
+        f"Queries from the {q_name} sentence met keys from the {kv_name} sentence, and each row of weights adds "
+        "up to 1; the shapes wait for your prediction."
+    ],
+    deck,
+)

@@ -11,14 +11,16 @@ from attn_core import figures as fg
 from attn_core import trained_decoder as dc
 from attn_core.figures import real_model as mf
 from attn_core.tables import head_table, weights_table
-from ui import present
+from ui import outline, present, quiz, sentence
 from ui.charts import show_attention, show_bars, show_figure, show_lines, side_by_side
 from ui.common import MAX_CHARS, md_escape, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param, clamp_index
 
 SECTIONS = ("Your words", "Every head", "Previous-token and induction heads", "Next-word guesses", "How it learned")
 DEFAULT_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
 N_RANDOM = 20  # the random button: this many words, then the same words again
+TIE = 0.001  # Predict first asks only when the right answer beats the next option by this much (3 decimals)
 
 
 @st.cache_resource(show_spinner=False)
@@ -35,11 +37,12 @@ LAYERS, HEADS = (decoder.n_layers, decoder.n_heads) if decoder is not None else 
 STATE = PageState(
     "dec",
     (
-        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS),
+        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS, shared=True),
         Param("layer", min(1, LAYERS - 1), "int", lo=0, hi=LAYERS - 1),
         Param("head", 0, "int", lo=0, hi=HEADS - 1),
         Param("focus", None, "index"),
         Param("seed", 0, "int", lo=0, hi=99_999),
+        Param("predict", False, "bool"),
         Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
     ),
 )
@@ -57,7 +60,7 @@ def _random(decoder: dc.Decoder) -> None:
     """The button: N_RANDOM random words, then the same words again (a new seed each press)."""
     seed = int(st.session_state.get(K("seed"), 0)) + 1
     st.session_state[K("seed")] = seed
-    st.session_state[K("text")] = " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed))
+    sentence.set_quietly(K("text"), " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed)))  # this page's own
 
 
 def _intro(decoder: dc.Decoder | None, training: dc.Training | None) -> str:
@@ -149,6 +152,81 @@ def _best(scores: np.ndarray) -> tuple[int, int, float]:
     return int(layer), int(head), float(scores[layer, head])
 
 
+def _earlier_copies(lesson: dc.DecoderLesson) -> list[int]:
+    """Where the last word (as the model reads it) appeared before, latest first."""
+    ids, t = lesson.run.ids, lesson.T - 1
+    return [s for s in range(t - 1, -1, -1) if ids[s] == ids[t]]
+
+
+def look_question(lesson: dc.DecoderLesson, labels: list[str]) -> tuple[quiz.Question, int, int] | None:
+    """Section 3: which word does the last word give the most weight in the strongest induction head
+    (the strongest previous-token head when the words do not repeat)? With the question, its head
+    (layer, head). None for one word, or when the top two weights are within TIE."""
+    kind = "induction" if lesson.induction is not None else "previous-token"
+    scores = lesson.induction if lesson.induction is not None else lesson.previous_token
+    if scores is None:
+        return None
+    layer, head, _ = _best(scores)
+    t = lesson.T - 1
+    row = lesson.run.attentions[layer, head, t]  # (T,)
+    first, second = np.sort(row)[::-1][:2]
+    if first - second < TIE:
+        return None
+    answer, copies = int(np.argmax(row)), _earlier_copies(lesson)
+    guesses = [t - 1, *(s + 1 for s in copies), *copies, t, 0, t - 2]
+    positions = sorted(list(dict.fromkeys([answer, *(n for n in guesses if n >= 0)]))[:5])
+    if kind == "previous-token" and answer == t - 1:
+        explain = "It is the word just before it: what a previous-token head looks at."
+    elif answer in (s + 1 for s in copies):
+        explain = (
+            f"It is the word right after an earlier “{lesson.run.tokens[answer - 1]}” (position {answer - 1}): "
+            "what followed this word last time, which is what an induction head looks up."
+        )
+    elif answer == t - 1:
+        explain = "It is the word just before it."
+    else:
+        explain = ""
+    question = quiz.Question(
+        key="dec_quiz_look",
+        prompt=f"Layer {layer + 1}, head {head} is the strongest {kind} head on these words. Which word does the "
+        f"last word, “{labels[t]}” (position {t}), give the most weight?",
+        options=tuple(f"{n}: {labels[n]}" for n in positions),
+        answer=positions.index(answer),
+        value=float(first),
+        value_label="its weight",
+        explain=explain,
+    )
+    return question, layer, head
+
+
+def next_question(lesson: dc.DecoderLesson, labels: list[str]) -> quiz.Question | None:
+    """Section 4: the model's top guess for the word after the last one, among its other top guesses
+    and the word that followed the last word's earlier copy. None when the top two are within TIE."""
+    t = lesson.T - 1
+    words, probs = lesson.top_words[t], lesson.top_probs[t]
+    if len(probs) > 1 and probs[0] - probs[1] < TIE:
+        return None
+    copies = _earlier_copies(lesson)
+    copied = lesson.run.tokens[copies[0] + 1] if copies else None  # what followed it last time
+    options = sorted(set(words) | ({copied} if copied else set()))
+    if copied is None:
+        explain = f"“{lesson.run.tokens[t]}” has not come before, so there is no earlier copy to follow."
+    elif copied == words[0]:
+        explain = f"Last time “{lesson.run.tokens[t]}” was followed by “{copied}”, and the model copies that."
+    else:
+        explain = f"Last time “{lesson.run.tokens[t]}” was followed by “{copied}”, but the model does not copy it here."
+    return quiz.Question(
+        key="dec_quiz_next",
+        prompt=f"What does the model guess comes after the last word, “{labels[t]}”, and how sure is it?",
+        options=tuple(options),
+        answer=options.index(words[0]),
+        value=float(probs[0]),
+        value_label="the probability of its top guess",
+        explain=explain,
+    )
+
+
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Decoder (causal): a model that reads left to right")
@@ -167,8 +245,19 @@ right.button(
     width="stretch",
     help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
 )
+sentence.note(
+    K("text"),
+    f"These are the words of your sentence from another page. The model knows only its {n_words} words, in "
+    "lower case: any other word or mark is read as <unk>, and the note below names them.",
+)
 with st.expander(f"The {n_words} words the model knows"):
     st.markdown(" · ".join(decoder.vocab[1:]))
+outline.steps(deck)
+predict = st.sidebar.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Guess where a head looks from the last word, and what the model guesses next, before you see it.",
+)
 lesson = _lesson(decoder, text or "")
 if lesson.empty:
     STATE.sync()
@@ -185,11 +274,28 @@ if lesson.unknown:
         + (f" and {len(lesson.unknown) - 20} more" if len(lesson.unknown) > 20 else "")
         + ". Capitals do not matter; punctuation and other words become <unk>."
     )
+look = look_question(lesson, labels) if predict else None  # (question, layer, head)
+guess = next_question(lesson, labels) if predict else None
+look_hidden = look is not None and not quiz.revealed(look[0])
+HIDDEN = "Hidden until you reveal your prediction{} (Predict first is on): {}"
+NO_QUESTION = "Predict first has no question here for these words: {}."
 deck.nav()
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(run.tokens, lesson.period),
+        outline.fingerprint(run.attentions, lesson.mean_distance),
+        outline.fingerprint(lesson.previous_token, lesson.induction),
+        outline.fingerprint(lesson.loss, lesson.top_words, lesson.top_probs),
+        outline.fingerprint(training),
+    ),
+    {"Words": text},
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- your words
 if deck.shows(0):
-    st.header("1. Your words")
+    st.header("1. Your words", anchor=deck.anchor(0))
     show_tokens(list(run.tokens))
     if lesson.period is None:
         st.markdown(
@@ -204,7 +310,7 @@ if deck.shows(0):
 
 # --------------------------------------------------------------------------- every head
 if deck.shows(1):
-    st.header("2. Every head, causal")
+    st.header("2. Every head, causal", anchor=deck.anchor(1))
     st.markdown(
         "Each small square is one head's attention matrix: row i is word i looking back. Everything above the "
         "diagonal is exactly zero, because the causal mask gives those scores −∞ before the softmax."
@@ -233,28 +339,38 @@ if deck.shows(1):
         placeholder="all words",
         **KEEP,
     )
-    title = f"Layer {layer + 1}, head {head}: attention weights"
-    show_attention(
-        "dec_fig_head", run.attentions[layer, head], labels, title=title, width_px=fg.FULL_WIDTH_PX, focus_row=focus
-    )
-    fig = mf.head_view(
-        run.attentions[layer],
-        labels,
-        heads=[head],
-        threshold=0.1,
-        query=focus,
-        title=f"Head view, layer {layer + 1}, head {head}",
-    )
-    show_figure(
-        fig,
-        "dec_fig_head_view",
-        table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
-        focus_row=focus,
-    )
+    if look_hidden and look[1:] == (layer, head):
+        st.info(HIDDEN.format(" in section 3", "this is the head the question asks about."))
+    else:
+        title = f"Layer {layer + 1}, head {head}: attention weights"
+        show_attention(
+            "dec_fig_head", run.attentions[layer, head], labels, title=title, width_px=fg.FULL_WIDTH_PX, focus_row=focus
+        )
+        fig = mf.head_view(
+            run.attentions[layer],
+            labels,
+            heads=[head],
+            threshold=0.1,
+            query=focus,
+            title=f"Head view, layer {layer + 1}, head {head}",
+        )
+        show_figure(
+            fig,
+            "dec_fig_head_view",
+            table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
+            focus_row=focus,
+        )
 
 # --------------------------------------------------------------------------- the two kinds of head
 if deck.shows(2):
-    st.header("3. Previous-token heads and induction heads")
+    st.header("3. Previous-token heads and induction heads", anchor=deck.anchor(2))
+    if look is not None:
+        with st.container(border=True):
+            quiz.ask(look[0])
+            if guess is None or not deck.shows(3):  # the score goes under the page's last question
+                quiz.score_line()
+    elif predict:
+        st.caption(NO_QUESTION.format(f"it needs two words, and one word the head prefers by {TIE:g} or more"))
     st.markdown(
         "A **previous-token head** sends each word's attention to the word just before it. It copies "
         "“which word came before me” into each position's vector. An **induction head** in the next layer "
@@ -283,7 +399,14 @@ if deck.shows(2):
 
 # --------------------------------------------------------------------------- guesses and loss
 if deck.shows(3):
-    st.header("4. The model's next-word guesses")
+    st.header("4. The model's next-word guesses", anchor=deck.anchor(3))
+    if guess is not None:
+        with st.container(border=True):
+            quiz.ask(guess)
+            quiz.score_line()
+    elif predict:
+        st.caption(NO_QUESTION.format(f"its top two guesses after the last word are within {TIE:g} of each other"))
+    guess_hidden = guess is not None and not quiz.revealed(guess)
     positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
     if T > 1:
         show_bars(
@@ -304,6 +427,8 @@ if deck.shows(3):
     rows = []
     for t in range(T):
         guesses = "  ".join(f"{w} {p:.2f}" for w, p in zip(lesson.top_words[t], lesson.top_probs[t], strict=True))
+        if guess_hidden and t == T - 1:
+            guesses = "hidden until you reveal your prediction"
         rows.append(
             {
                 "position": t,
@@ -317,7 +442,7 @@ if deck.shows(3):
 
 # --------------------------------------------------------------------------- training
 if deck.shows(4):
-    st.header("5. How it learned")
+    st.header("5. How it learned", anchor=deck.anchor(4))
     side_by_side(
         lambda key, series, title, y_title: show_lines(
             key, training.steps, series, title=title, x_title="training step", y_title=y_title
@@ -337,3 +462,31 @@ if deck.shows(4):
     )
     st.markdown(_learning(training, n_words))
 STATE.sync()
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(decoder: dc.Decoder, lesson: dc.DecoderLesson) -> list[str]:
+    """The footer's lines, from this run's lesson."""
+    lines = [
+        f"All {decoder.n_layers * decoder.n_heads} heads are causal: the largest weight any of them gives a later "
+        f"word is {lesson.max_above_diagonal:g}."
+    ]
+    if lesson.period is not None and lesson.loss_repeat is not None:
+        lines.append(
+            f"Before the repeat the mean loss was {lesson.loss_first:.2f}; in the repeated part it was "
+            f"{lesson.loss_repeat:.2f}, and the top guess was right {lesson.accuracy_repeat:.0%} of the time."
+        )
+    else:
+        lines.append(
+            "Your words do not repeat a stretch from the start, so an induction head has nothing to copy; "
+            "“Random sequence, repeated” makes words that do."
+        )
+    if lesson.induction is not None:
+        layer, head, value = _best(lesson.induction)
+        lines.append(f"The strongest induction head on these words is layer {layer + 1}, head {head} ({value:.2f}).")
+    return lines
+
+
+footer(__file__, what_it_showed(decoder, lesson), deck)

@@ -17,9 +17,10 @@ from attn_core.figures import bar_chart, heatmap, line_chart
 from attn_core.figures.context import block_diagram
 from attn_core.figures.lab import log_x_lines
 from attn_core.tables import Table
-from ui import present
+from ui import outline, present, sentence
 from ui.charts import show_attention, show_figure, show_mask
 from ui.common import MAX_CHARS, checked_tokens, md_escape, num
+from ui.footer import footer
 from ui.present import Deck
 from ui.state import PageState, Param
 
@@ -35,14 +36,15 @@ TITLES = (
     "Why attention replaced recurrence",
     "One word, many meanings (real model)",
 )
-BEARS = ("I love bears", "She bears the pain", "Bears won the game", "The hiking trail led us through bear country.")
+BEARS = tuple(sentence for sentence, _ in tr.WORD_SENSES)  # "bears" in three meanings, always token 2
+MEANINGS = dict(tr.WORD_SENSES)  # sentence -> what "bears" means in it (known for these sentences only)
 MAX_SENTENCES = 6
 
 state = PageState(
     "tf",
     params=(
         Param("step", 1, "int", lo=1, hi=len(TITLES)),
-        Param("a", "The cat sat on the mat.", "text", max_chars=MAX_CHARS),
+        Param("a", "The cat sat on the mat.", "text", max_chars=MAX_CHARS, shared=True),
         Param("b", "Le chat était assis sur le tapis.", "text", max_chars=MAX_CHARS),
         Param("d_model", 64, "choice", choices=tr.D_MODELS),
         Param("heads", 4, "choice", choices=tr.HEADS),
@@ -85,10 +87,62 @@ def _q(text: str) -> str:
     return f"“{md_escape(text)}”"
 
 
+def _layer0_text(senses: "WordSenses") -> str:
+    """What layer 0 shows for these sentences, from the tokens followed and their positions."""
+    low, high = senses.spread(0)
+    tokens, positions = sorted(set(senses.pieces)), sorted(set(senses.positions))
+    if len(tokens) == 1 and len(positions) == 1:
+        text = (
+            f"{_q(senses.word)} is the same token ({_q(tokens[0])}) at the same position ({positions[0]}) in every "
+            f"sentence, so at layer 0 its vectors are equal: every pair has cosine {_n(low)}."
+        )
+    else:
+        why = []
+        if len(positions) > 1:
+            why.append(f"it stands at different positions ({', '.join(str(p) for p in positions)})")
+        if len(tokens) > 1:
+            why.append(f"it is not the same token everywhere ({', '.join(_q(t) for t in tokens)})")
+        text = (
+            f"Here the layer-0 vectors already differ, cosines from {_n(low)} to {_n(high)}, before any attention: "
+            f"{' and '.join(why)}. Compare like with like: the same word at the same position."
+        )
+    if senses.layer0_error is not None:
+        text += (
+            " Layer 0 rebuilt from the model's own tables (token + position + segment, then LayerNorm with its "
+            f"learned scale and shift) matches the model's to max |Δ| = {_e(senses.layer0_error)}."
+        )
+    return text
+
+
+def _meanings_text(word: str, meanings: tuple[str | None, ...], groups: tr.SenseGroups, layer: int) -> str:
+    """Which sentences share a meaning, and whether the vectors at ``layer`` keep the meanings apart."""
+    where: dict[str, list[str]] = {}
+    for k, meaning in enumerate(meanings):
+        if meaning is not None:
+            where.setdefault(meaning, []).append(str(k + 1))
+    listed = ", ".join(
+        f"{meaning} in {('sentences ' if len(ks) > 1 else 'sentence ') if n == 0 else ''}{' and '.join(ks)}"
+        for n, (meaning, ks) in enumerate(where.items())
+    )
+    gap = groups.same - groups.different
+    if abs(gap) < 5e-4:
+        verdict = "no difference yet."
+    elif gap > 0:
+        verdict = "the vectors of one meaning stay closer together than those of different meanings."
+    else:
+        verdict = "by this measure the model does not keep the meanings apart."
+    return (
+        f"{_q(word)} is {listed}. At layer {layer}, pairs with the same meaning have a mean cosine of "
+        f"{_n(groups.same)} and pairs with different meanings {_n(groups.different)}: {verdict}"
+    )
+
+
 # --------------------------------------------------------------------------- widgets
 
+fresh = state.key("a") not in st.session_state  # the page's first run in this visit
 state.start()
 deck = Deck(TITLES, step_key=state.key("step"), numbered=True)
+outline.steps(deck)
 
 st.title("Attention in a transformer")
 present.intro(
@@ -100,6 +154,9 @@ present.intro(
 left, right = st.columns(2)
 left.text_input("Sentence A (the encoder's source)", key=state.key("a"), max_chars=MAX_CHARS)
 right.text_input("Sentence B (the decoder's target)", key=state.key("b"), max_chars=MAX_CHARS)
+sentence.note(
+    state.key("a"), "Sentence A is your sentence from another page; sentence B is still the example's target."
+)
 c1, c2, c3 = st.columns(3)
 c1.select_slider("d_model (width of every token vector)", options=tr.D_MODELS, key=state.key("d_model"))
 c2.select_slider("H (attention heads)", options=tr.HEADS, key=state.key("heads"))
@@ -120,6 +177,30 @@ if tokens_a and tokens_b:
 elif deck.current < 6:
     st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
 ready = lesson is not None  # sections 1 to 6 use sentences A and B
+if ready:
+    senses_inputs = (state.value("sentences"), state.value("word"), state.value("layer"))  # section 7's only inputs
+    outline.changes(
+        deck,
+        (  # what each section shows (the block's weights, up to 768 × 3072, are left out: its output follows them)
+            outline.fingerprint(lesson.dense.dense, [s.weights for s in lesson.dense.attention]),
+            outline.fingerprint(lesson.split, lesson.minilm),
+            outline.fingerprint(
+                lesson.padding.tokens, [s.weights for s in (*lesson.padding.masked, *lesson.padding.unmasked)]
+            ),
+            outline.fingerprint(lesson.block.stages(), lesson.block.output),
+            outline.fingerprint(lesson.masks),
+            outline.fingerprint(lesson.cost),
+            outline.fingerprint(*senses_inputs),
+        ),
+        {
+            "Sentence A": state.value("a"),
+            "Sentence B": state.value("b"),
+            "d_model": state.value("d_model"),
+            "H": state.value("heads"),
+            "Seed": state.value("seed"),
+        },
+        fresh=fresh,
+    )
 
 
 # --------------------------------------------------------------------------- 1. dense vs attention
@@ -181,7 +262,9 @@ if deck.section(1, ready):
     st.markdown(
         "Multi-head attention does not make the model wider. The usual rule splits d_model among the H heads: "
         "each head gets queries, keys and values of width d_k = d_model / H, the H outputs are laid side by side "
-        "(again d_model wide) and W_O mixes them. H heads then cost as much as one head of the full width."
+        "(again d_model wide) and W_O mixes them. H heads then have as many weights, and do as many "
+        "multiply-adds, as one head of the full width, but they make H attention matrices of T × T instead of "
+        "one: H times as many weights to softmax and to keep (the Masks and cost page counts one such matrix)."
     )
     if mini is not None:
         st.markdown(
@@ -204,6 +287,14 @@ if deck.section(1, ready):
         rf"d_k = \frac{{{sp.d_model}}}{{{sp.H}}} = {sp.d_k},\qquad W_q, W_k, W_v \text{{ over all heads: }} "
         rf"3 \cdot {sp.H} \cdot {sp.d_model} \cdot {sp.d_k} = {_big(sp.qkv_params).replace(',', '{,}')} "
         rf"= 3 \cdot {sp.d_model}^2"
+    )
+    T_a = lesson.block.x.shape[0]
+    same = "exactly as many as" if sp.score_mult_adds(T_a) == sp.score_mult_adds(T_a, wide=True) else "unlike"
+    st.markdown(
+        f"On sentence A (T = {T_a}) the {sp.H} heads' scores take {sp.H} · {T_a}² · {sp.d_k} = "
+        f"{_big(sp.score_mult_adds(T_a))} multiply-adds, {same} one head of width {sp.d_model} "
+        f"({T_a}² · {sp.d_model} = {_big(sp.score_mult_adds(T_a, wide=True))}), but they fill "
+        f"{_big(sp.score_cells(T_a))} attention weights instead of {_big(sp.score_cells(T_a, wide=True))}."
     )
 
 # --------------------------------------------------------------------------- 3. padding
@@ -265,14 +356,20 @@ if deck.section(3, ready):
         "An encoder block wraps attention in four more steps. The H heads run side by side and their outputs are "
         "concatenated; W_O mixes them back to d_model. The block's input is added back (the **residual**, so "
         "the block only has to learn a change, and gradients have a short path through many blocks). "
-        "**LayerNorm** rescales each token's vector to mean 0 and variance 1. The **feed-forward network** then "
+        "**LayerNorm** rescales each token's vector to mean 0 and variance 1, then multiplies each dimension by a "
+        "learned scale γ and adds a learned shift β. The **feed-forward network** then "
         f"works on each token alone, widening it to d_ff = 4·d_model = {d_ff} and back, followed by a second "
         "residual and LayerNorm."
     )
     st.markdown(
         f"Below, one such block really runs on sentence A (T = {T}, d_model = {d_model}, H = {sp.H}, "
         f"random weights); every shape is read from the arrays it made. After the last LayerNorm each token's "
-        f"vector has mean within {_e(mean_max)} of 0 and a standard deviation of {_n(std_mean, 4)} on average."
+        f"vector has mean within {_e(mean_max)} of 0 and a standard deviation of {_n(std_mean, 4)} on average"
+        + (
+            ", because this block is untrained: every γ is still 1 and every β 0, their values before training."
+            if blk.weights.ln_untrained
+            else "."
+        )
     )
     stages = blk.stages()
     title = f"One encoder block: T = {T}, d_model = {d_model}, H = {sp.H}, d_k = {sp.d_k}"
@@ -344,45 +441,60 @@ if deck.section(5, ready):
             "self-attention": [
                 str(co.attention_sequential),
                 str(co.attention_path),
-                f"{co.T}²·{co.d} = {_big(co.attention_ops)}",
+                f"4·{co.T}·{co.d}² + 2·{co.T}²·{co.d} = {_big(co.attention_ops)}",
             ],
-            "grows like": ["O(1)", "O(1)", "O(T²·d)"],
+            "grows like": ["O(1)", "O(1)", "O(T·d² + T²·d)"],
             "recurrent layer": [
                 str(co.recurrent_sequential),
                 str(co.recurrent_path),
-                f"{co.T}·{co.d}² = {_big(co.recurrent_ops)}",
+                f"2·{co.T}·{co.d}² = {_big(co.recurrent_ops)}",
             ],
             "grows like ": ["O(T)", "O(T)", "O(T·d²)"],
         },
         index=pd.Index(
-            ["sequential steps", "steps between the first and last token", "operations per layer (order of)"],
+            ["sequential steps", "steps between the first and last token", "multiply-adds per layer"],
             name=f"T = {co.T}, d = {co.d}",
         ),
     )
     st.table(rows)
-    cheaper = "self-attention" if co.attention_ops < co.recurrent_ops else "the recurrent layer"
+    more = "more" if co.attention_ops > co.recurrent_ops else "fewer"
+    alone = "more" if co.projection_ops > co.recurrent_ops else "less"
     st.markdown(
-        f"For sentence A (T = {co.T}) and d_model = {co.d}, {cheaper} does fewer operations per layer "
-        f"({_big(min(co.attention_ops, co.recurrent_ops))} against {_big(max(co.attention_ops, co.recurrent_ops))}). "
-        f"T²·d is smaller than T·d² exactly when T < d: sentences are usually shorter than the model is wide, "
-        f"which is why attention won, and why very long inputs (T above {co.d} here) call for the sparse masks of "
-        "the Masks and cost page."
+        f"Count every multiply-add and, for sentence A (T = {co.T}) and d_model = {co.d}, the attention layer "
+        f"does **{more}** than a simple recurrent layer of the same width ({_big(co.attention_ops)} against "
+        f"{_big(co.recurrent_ops)}). Its four projections W_q, W_k, W_v and W_O alone, 4·T·d² = "
+        f"{_big(co.projection_ops)}, cost {alone} than the recurrent layer's 2·T·d² (the step "
+        "h_t = tanh(x_t W_x + h_(t−1) W_h) is two d × d products), and the pairs add 2·T²·d = "
+        f"{_big(co.score_ops)} on top."
     )
+    st.markdown(
+        "So attention did not win by doing less arithmetic. It won on the first two rows: its "
+        f"{co.T} positions are computed at once instead of in {co.recurrent_sequential} steps one after another, "
+        f"which is what lets a GPU train it fast, and any two tokens meet in {co.attention_path} step instead of "
+        f"{co.recurrent_path}. The pairwise part grows like T² and overtakes the projections once T > 2·d (from T = "
+        f"{_big(co.scores_overtake)} here): that is why very long inputs call for the sparse masks of the Masks "
+        "and cost page."
+    )
+    series = {
+        "self-attention 4·T·d² + 2·T²·d": co.attention_curve,
+        "its pairs alone 2·T²·d": co.score_curve,
+        "recurrent 2·T·d²": co.recurrent_curve,
+    }
     show_figure(
         log_x_lines(
             co.T_values,
-            {"self-attention T²·d": co.attention_curve, "recurrent T·d²": co.recurrent_curve},
-            title=f"Operations per layer against T (d = {co.d})",
+            series,
+            title=f"Multiply-adds per layer against T (d = {co.d})",
             x_title="T (tokens)",
-            y_title="operations",
+            y_title="multiply-adds",
             log_y=True,
         ),
         key="tf_cost",
         table=Table(
-            np.stack([co.attention_curve, co.recurrent_curve], axis=1).astype(float),
+            np.stack(list(series.values()), axis=1).astype(float),
             rows=tuple(str(t) for t in co.T_values),
-            cols=("self-attention T²·d", "recurrent T·d²"),
-            name="Operations per layer",
+            cols=tuple(series),
+            name="Multiply-adds per layer",
             kind="lines",
             row_title="T",
             col_title="layer",
@@ -392,11 +504,13 @@ if deck.section(5, ready):
 # --------------------------------------------------------------------------- 7. the real model
 if deck.section(6):
     st.markdown(
-        "A word's first vector in a transformer is looked up in a table (plus a vector for its position), the "
-        "same in every sentence. The "
-        "attention layers then mix in the words around it, so by the last layer “bears” the animal, “bears” "
-        "the verb and “Bears” the team can end up far apart. Here is that happening in all-MiniLM-L6-v2: "
-        "the word's vector in each sentence, compared layer by layer with cosine similarity (1 = same direction)."
+        "In BERT a word's first vector, at layer 0, is made before any attention: the vector of its token, plus "
+        "a vector for its position and one for its segment (sentence A or B), each looked up in a learned table, "
+        "then LayerNorm. So at layer 0 it depends on the token and on where it stands, not on the other words. "
+        "The attention layers then mix in the words around it. Here is what that does in all-MiniLM-L6-v2: the "
+        "word's vector in each sentence, compared layer by layer with cosine similarity (1 = same direction). "
+        "The example uses “bears” as an animal, a verb and a team, always as the second word, so every "
+        "sentence starts from the same layer-0 vector."
     )
     from ui.model_cache import try_load  # torch loads only when this section is shown
 
@@ -449,6 +563,7 @@ if deck.section(6):
             st.markdown("\n".join(found))
             labels = [f"{k + 1}: {s.sentence}" for k, s in enumerate(senses.senses)]
             short = [f"{k + 1}: {s.word}" for k, s in enumerate(senses.senses)]
+            st.markdown(_layer0_text(senses))
             mean = senses.mean_similarity
             a, b, hi = senses.pair(layer)
             c, d, lo = senses.pair(layer, most=False)
@@ -466,6 +581,10 @@ if deck.section(6):
                 f"alike {c + 1} and {d + 1} ({_n(lo)}). The mean over all pairs goes from {_n(mean[0])} at layer "
                 f"0 to {_n(mean[-1])} at layer {last}.{at_last}"
             )
+            meanings = tuple(MEANINGS.get(s.sentence) for s in senses.senses)
+            groups = tr.sense_groups(senses.similarity[layer], meanings)
+            if groups is not None:
+                st.markdown(_meanings_text(senses.word, meanings, groups, layer))
             left, right = st.columns(2)
             with left:
                 sim = senses.similarity[layer]
@@ -515,15 +634,16 @@ if deck.section(6):
             st.subheader(f"Where the word looks at layer {layer}")
             if layer == 0:
                 st.info(
-                    "Layer 0 is the embedding table, before any attention. Pick a layer from 1 to "
-                    f"{last} to see which tokens the word attends to."
+                    "Layer 0 is the embeddings (token, position and segment vectors, then LayerNorm), before any "
+                    f"attention. Pick a layer from 1 to {last} to see which tokens the word attends to."
                 )
             else:
                 shares = ", ".join(_n(sense.special_share(layer), 2) for sense in senses.senses)
                 st.markdown(
                     f"The word's row of attention weights in layer {layer}, averaged over the {loaded.n_heads} "
-                    f"heads. The part that goes to [CLS] and [SEP], sentence by sentence: {shares}. Many heads use "
-                    "these two tokens as a place to put attention they do not need."
+                    f"heads. The part that goes to [CLS] and [SEP], sentence by sentence: {shares}. A large share "
+                    "on these two tokens is usually read as a head parking attention it has no use for (Clark et "
+                    "al., 2019): it shows where the heads look, not what the word takes from those tokens."
                 )
                 cols = st.columns(2)
                 for k, sense in enumerate(senses.senses):
@@ -548,3 +668,28 @@ if deck.section(6):
                         )
 
 state.sync()
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(lesson: tr.TransformerLesson) -> list[str]:
+    """The footer's lines, from this run's lesson."""
+    sp, blk, p = lesson.split, lesson.block, lesson.padding
+    lines = [
+        f"With d_model = {sp.d_model} and H = {sp.H}, each head works in d_k = {sp.d_k} dimensions, so the {sp.H} "
+        f"heads together have {_big(sp.qkv_params)} weights in W_q, W_k and W_v, as many as one head of the full "
+        "width.",
+        f"One encoder block keeps the shape: sentence A goes in as {blk.x.shape[0]}×{blk.x.shape[1]} and comes out "
+        f"as {blk.output.shape[0]}×{blk.output.shape[1]}.",
+    ]
+    b = p.padded
+    if p.lengths[0] != p.lengths[1]:
+        lines.append(
+            f"With the padding mask the padding keys get weight {p.pad_weight:g}; without it, "
+            f"{p.changed_unmasked[b]} of the {p.lengths[b]} real tokens of sentence {'AB'[b]} got other outputs."
+        )
+    return lines
+
+
+footer(__file__, what_it_showed(lesson) if lesson is not None else [], deck)

@@ -1,14 +1,16 @@
 """Masks and cost: global, causal, sliding-window and dilated attention, the T² bill,
 and where the scaled dot product sits beside the older additive score."""
 
+import numpy as np
 import streamlit as st
 
 from attn_core import experiments as ex
 from attn_core import lab_results
 from attn_core.figures import FULL_WIDTH_PX, dim_labels
-from ui import present
+from ui import outline, present, quiz
 from ui.charts import show_attention, show_heatmap, show_lines, show_mask, show_scores
 from ui.common import PRESETS, checked_tokens, sentence_input, show_tokens
+from ui.footer import footer
 from ui.state import PageState, Param
 
 MASK_TITLES = {"global": "Global", "causal": "Causal", "window": "Sliding window", "dilated": "Dilated"}
@@ -20,10 +22,11 @@ SECTIONS = (
 STATE = PageState(
     "masks",
     (
-        Param("text", PRESETS[0], "text"),
+        Param("text", PRESETS[0], "text", shared=True),
         Param("radius", 2, "int", lo=0, hi=8),
         Param("dilation", 2, "int", lo=1, hi=4),
         Param("seed", 0, "int", lo=0, hi=10_000),
+        Param("predict", False, "bool"),
         Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
     ),
 )
@@ -65,11 +68,46 @@ EXPLAIN = {
     ),
     "dilated": (
         "Like the window, but with gaps: a token looks at the neighbours whose distance is a multiple of the "
-        "dilation, up to r steps of that size. The same number of scores per row now reaches further."
+        "dilation, up to r steps of that size. The same number of scores per row now reaches further. This is a "
+        "dilated sliding window; LongNet's “dilated attention” shares the name but is a different scheme: it cuts "
+        "the sequence into segments and gives different heads different dilation rates."
     ),
 }
 
 
+def window_question(T: int, radius: int, kept: int) -> quiz.Question | None:
+    """The sliding window's section: how many of the T² scores does radius r keep? Among the usual
+    wrong counts (every row a full 2r + 1, all of them, the causal triangle, one row, one side);
+    None when there is nothing to choose between (one token)."""
+    total, row = T * T, 2 * radius + 1
+    guesses = (T * row, total, T * (T + 1) // 2, row, T * (radius + 1))
+    counts = sorted(list(dict.fromkeys([kept, *(n for n in guesses if 0 < n <= total)]))[:4])
+    if len(counts) < 2:
+        return None
+    if radius == 0:
+        explain = "Radius 0 keeps only the diagonal: each token looks at itself alone, one score per row."
+    elif kept == total:
+        explain = (
+            f"With r = {radius} ≥ T − 1 = {T - 1} the window reaches every token from every row: it keeps them all."
+        )
+    else:
+        explain = (
+            f"A row keeps itself and up to r = {radius} neighbours on each side, at most 2r + 1 = {row}, but the "
+            f"rows near either end have fewer neighbours: {kept}, not T(2r + 1) = {T * row}."
+        )
+    return quiz.Question(
+        key="masks_quiz_window",
+        prompt=f"A sliding window of radius r = {radius} on these T = {T} tokens: how many of the {T} × {T} = "
+        f"{total} scores does it keep?",
+        options=tuple(str(n) for n in counts),
+        answer=counts.index(kept),
+        value=kept / total,
+        value_label="the share of the scores kept",
+        explain=explain,
+    )
+
+
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
 st.title("Masks and cost")
@@ -83,6 +121,7 @@ st.latex(
 )
 
 text = sentence_input(K("text"))
+outline.steps(deck)
 tokens = checked_tokens(text)
 if tokens:
     show_tokens(tokens)
@@ -91,14 +130,33 @@ c1, c2, c3 = st.columns(3)
 radius = c1.slider("Window radius r", min_value=0, max_value=8, key=K("radius"))
 dilation = c2.slider("Dilation", min_value=1, max_value=4, key=K("dilation"))
 seed = c3.number_input("Seed", min_value=0, max_value=10_000, step=1, key=K("seed"))
+predict = st.sidebar.toggle(
+    "Predict first",
+    key=K("predict"),
+    help="Guess how many scores the sliding window keeps before its mask and count are shown.",
+)
 STATE.sync()
 if tokens is None:
     st.stop()
 T = len(tokens)
 study = _study(tuple(tokens), int(radius), int(dilation), int(seed))
 T_VALUES, counts, memory = study.T_values, study.counts, study.memory
+question = window_question(T, int(radius), study.kept["window"]) if predict else None  # the window's section
+window_hidden = question is not None and not quiz.revealed(question)
+same_as_window = np.array_equal(study.steps("dilated").mask, study.steps("window").mask)  # radius 0 or dilation 1
+HIDDEN = "Hidden until you reveal your prediction{} (Predict first is on): {}"
 
 deck.nav()
+outline.changes(
+    deck,
+    (
+        *(outline.fingerprint(study.steps(kind), study.kept[kind]) for kind in ex.MASK_KINDS),
+        outline.fingerprint(T, T_VALUES, counts, memory),
+        outline.fingerprint(study.additive, study.dot, study.w_qk, study.top_agree),
+    ),
+    {"Sentence": text, "Window radius r": radius, "Dilation": dilation, "Seed": seed},
+    fresh=fresh,
+)
 
 # --------------------------------------------------------------------------- 1. the masks
 for n, kind in enumerate(ex.MASK_KINDS):
@@ -106,11 +164,26 @@ for n, kind in enumerate(ex.MASK_KINDS):
         continue
     title = MASK_TITLES[kind]
     steps = study.steps(kind)
-    if n == 0 or present.on():
-        st.header("1. Four masks on your sentence" if not present.on() else f"{title} mask")
-    if not present.on():
-        st.subheader(title)
+    if present.paged():
+        st.header(f"{title} mask", anchor=deck.anchor(n))
+    else:
+        if n == 0:
+            st.header("1. Four masks on your sentence")
+        st.subheader(title, anchor=deck.anchor(n))
     st.markdown(EXPLAIN[kind])
+    if kind == "window" and predict and question is None:
+        st.caption("Predict first has no question for one token: its window keeps its one score.")
+    elif kind == "window" and predict:
+        with st.container(border=True):
+            window_hidden = not quiz.ask(question)
+            quiz.score_line()
+    if window_hidden and kind == "window":
+        st.info(HIDDEN.format("", "the count, the mask and the weights would give it away."))
+        continue
+    if window_hidden and kind == "dilated" and same_as_window:
+        where = f" in section {SECTIONS.index('Sliding window mask') + 1}" if present.paged() else " above"
+        st.info(HIDDEN.format(where, "at these settings this mask is the sliding window's."))
+        continue
     kept, total = study.kept[kind], study.kept["global"]
     st.latex(
         rf"T = {T}:\ {kept} \text{{ of }} {T}\times{T} = {total} \text{{ scores kept}}"
@@ -127,11 +200,15 @@ for n, kind in enumerate(ex.MASK_KINDS):
 
 # --------------------------------------------------------------------------- 2. cost
 if deck.shows(4):
-    st.header("2. The cost of global attention grows like T²")
+    st.header("2. The cost of global attention grows like T²", anchor=deck.anchor(4))
     st.markdown(
         "Global attention computes one score for every pair of tokens: double the length and there are four "
-        "times as many scores. Causal attention saves only half of them; window and dilated masks keep a fixed "
-        "number per row, so their cost grows in step with T (when only the kept scores are computed)."
+        f"times as many scores. Causal attention keeps T(T+1)/2 of the T² scores: {study.kept['causal']} of "
+        f"{study.kept['global']} on your sentence, so it saves {1 - study.causal_share:.1%}, and at T = "
+        f"{T_VALUES[-1]} it saves {1 - study.causal_share_longest:.1%}: slightly less than half. And only with a "
+        "kernel that skips the masked blocks; a plain implementation computes every score and then masks it. "
+        "Window and dilated masks keep a fixed number per row, so their cost grows in step with T (again only "
+        "when just the kept scores are computed)."
     )
     st.latex(  # two lines: one is wider than the page at 1280 px
         rf"\begin{{gathered}} T = {T_VALUES[-1]}:\ \text{{global}} = {T_VALUES[-1]}^2 = "
@@ -159,14 +236,19 @@ if deck.shows(4):
             log_y=True,
         )
     st.caption(
-        f"That is per head and per layer: a model with {BASE_LAYERS} layers of {BASE_HEADS} heads holds "
-        f"{BASE_LAYERS * BASE_HEADS} such matrices."
+        f"That is per head and per layer. A model with {BASE_LAYERS} layers of {BASE_HEADS} heads holds "
+        f"{BASE_LAYERS * BASE_HEADS} such matrices only if it stores every one, as plain training does for the "
+        f"backward pass: {study.stored_bytes(BASE_LAYERS, BASE_HEADS):,} bytes for one sentence of "
+        f"{T_VALUES[-1]} tokens. At inference the layers run one after another, so one layer's {BASE_HEADS} "
+        f"({study.stored_bytes(1, BASE_HEADS):,} bytes) are enough. Fused kernels such as FlashAttention never "
+        "store the T × T matrix at all: they compute it tile by tile, so the memory grows like T while the "
+        "computation still grows like T²."
     )
 
 # --------------------------------------------------------------------------- 3. other scores
 if not deck.shows(5):
     st.stop()
-st.header("3. Where the dot product fits")
+st.header("3. Where the dot product fits", anchor=deck.anchor(5))
 agree = round(study.top_agree * T)  # rows whose best key is the same under both scores
 by_chance = study.top_agree_chance * T  # rows two unrelated scores would share on average
 st.markdown(
@@ -174,7 +256,15 @@ st.markdown(
     "al., 2015) used an *additive* score: add the projected query and key, squash with tanh, and read the "
     "result along a learned vector v_a. Luong et al. (2015) already tried dot-product and bilinear scores. "
     "Vaswani et al. chose the dot product because its cost in theory is about the same, but it runs as one "
-    "matrix product, which is much faster in practice."
+    "matrix product, which is much faster in practice. They also gave their reason for scaling it: for small "
+    "d_k the two scores do about as well, but for large d_k additive attention beats the dot product without "
+    "scaling (they cite Britz et al., 2017), and they suspected that large dot products push the softmax into "
+    "regions with tiny gradients. Dividing by √d_k is their fix (the Softmax and scaling lab shows both effects)."
+)
+st.markdown(
+    f"The additive score cannot grow like that: tanh keeps every term between −1 and 1, so no score is larger in "
+    f"size than Σ|v_a| = {study.additive_bound:.3f}, whatever d_k is (on your sentence the largest is "
+    f"{study.additive_largest:.3f}). A dot product of d_k terms has no such cap."
 )
 st.markdown(
     f"With the same W_q and W_k the two scores are different functions, not two ways of computing one. On "
@@ -218,3 +308,23 @@ show_heatmap(
     width_px=FULL_WIDTH_PX,
 )
 st.metric("Max |bilinear scores − QKᵀ|", f"{study.bilinear_diff:.2e}")
+
+# --------------------------------------------------------------------------- what it showed
+kept = study.kept
+footer(
+    __file__,
+    [
+        (
+            f"On your {T} tokens the causal mask keeps {kept['causal']} of {T * T} scores, the window (r = {radius}) "
+            f"{kept['window']} and the dilated mask {kept['dilated']}; a masked score becomes −∞, so its weight is "
+            "exactly 0."
+            if not window_hidden  # the window's count is the question's answer
+            else f"On your {T} tokens the causal mask keeps {kept['causal']} of {T * T} scores; a masked score "
+            "becomes −∞, so its weight is exactly 0."
+        ),
+        f"Global attention computes T² scores: {counts['global'][-1]:,} at T = {T_VALUES[-1]}"
+        + (f", against {counts['window'][-1]:,} for the window." if not window_hidden else "."),
+        f"The additive and the dot-product scores pick the same best key in {agree} of your {T} rows.",
+    ],
+    deck,
+)

@@ -14,12 +14,14 @@ import streamlit as st
 
 from attn_core import figures as fg
 from attn_core import models, tables, views
+from attn_core import transformer as tr
 from attn_core.figures import real_model as mf
 from attn_core.tables import Table, head_table, weights_table
-from ui import present, quiz
+from ui import present, quiz, sentence
 from ui.charts import show_attention, show_figure, side_by_side
 from ui.common import md_escape, show_tokens
-from ui.model_cache import it_numbers, it_rows, try_load
+from ui.footer import footer
+from ui.model_cache import it_head, it_numbers, it_rows, try_load
 from ui.state import PageState, Param, clamp_index
 
 log = logging.getLogger(__name__)
@@ -40,23 +42,43 @@ VIEW_NAMES = {
 }
 MAX_CHARS = 6000  # about 512 tokens of English fit comfortably
 LAYERS, HEADS = 6, 12  # the embedded model's shape, for clamping URL values before it loads
-IT_HEAD = models.IT_HEAD  # the head the page suggests for "it"; what it does is computed, not written here
+
+
+@dataclass(frozen=True)
+class FirstView:
+    """What the page opens on: the classic "it" sentence, with the head the page suggests for
+    "it" (found by models.it_head) and "it" picked. Without the embedded model: layer 0, every
+    head and every token."""
+
+    layer: int = 0
+    heads: tuple[int, ...] = tuple(range(HEADS))
+    focus: int | None = None
+
+    @property
+    def head(self) -> int | None:
+        return self.heads[0] if len(self.heads) == 1 else None
+
+
+def first_view() -> FirstView:
+    loaded, _ = try_load()
+    if loaded is None:
+        return FirstView()
+    layer, head = it_head(loaded, loaded.name)
+    tokens = it_rows(loaded, loaded.name, layer, head)["tired"]["tokens"]
+    return FirstView(layer, (head,), tokens.index("it"))
+
+
+FIRST = first_view()
 STATE = PageState(
     "rm",
     (
         Param("model", models.DEFAULT_MODEL, "choice", choices=models.ALLOWED_MODELS),
-        Param("a", PAIRS["time flies like an arrow / fruit flies like a banana"][0], "text", max_chars=MAX_CHARS),
-        Param(
-            "b",
-            PAIRS["time flies like an arrow / fruit flies like a banana"][1],
-            "text",
-            max_chars=MAX_CHARS,
-            allow_empty=True,
-        ),
+        Param("a", TIRED, "text", max_chars=MAX_CHARS, shared=True),
+        Param("b", "", "text", max_chars=MAX_CHARS, allow_empty=True),
         Param("view", "head", "choice", choices=tuple(VIEW_NAMES)),
-        Param("layer", 0, "int", lo=0, hi=LAYERS - 1),
-        Param("heads", list(range(HEADS)), "ints", lo=0, hi=HEADS - 1),
-        Param("focus", None, "index"),
+        Param("layer", FIRST.layer, "int", lo=0, hi=LAYERS - 1),
+        Param("heads", list(FIRST.heads), "ints", lo=0, hi=HEADS - 1),
+        Param("focus", FIRST.focus, "index"),
         Param("region", "All", "choice", choices=mf.REGIONS),
         Param("hide", False, "bool"),
         Param("threshold", 0.05, "float", lo=0.01, hi=1.0, step=0.01),
@@ -92,11 +114,19 @@ def it_caption(rows: dict[str, dict], layer: int, head: int) -> str:
 # --------------------------------------------------------------------------- widgets
 
 
+PICK_IT = "rm_pick_it"  # True: once the model has run, focus on the new sentence's first "it" (or every token)
+
+
+def _new_sentence() -> None:
+    st.session_state[PICK_IT] = True
+
+
 def _examples() -> None:
     def _use_preset() -> None:
         choice = st.session_state.get("rm_preset")
         if choice:
             st.session_state[K("a")], st.session_state[K("b")] = PAIRS[choice]
+            _new_sentence()
 
     st.selectbox(
         "Examples", list(PAIRS), index=None, placeholder="Pick an example…", key="rm_preset", on_change=_use_preset
@@ -104,13 +134,22 @@ def _examples() -> None:
 
 
 def _sentences() -> tuple[str, str]:
-    height = 68 if present.on() else 90  # one line on a projector, where the chart needs the height
+    height = 68  # one line, so the chart starts on the first screen
     col_a, col_b = st.columns(2)
     with col_a:
-        a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=height)
+        a = st.text_area("Sentence A", key=K("a"), max_chars=MAX_CHARS, height=height, on_change=_new_sentence)
     with col_b:
-        b = st.text_area("Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=height)
+        b = st.text_area(
+            "Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=height, on_change=_new_sentence
+        )
+    sentence.note(K("a"), "Sentence A is your sentence from another page.")
     return a or "", b or ""
+
+
+def pick_it(tokens: list[str]) -> None:
+    """After a new sentence: focus on its first "it", as on the page's first view, or on every token."""
+    if st.session_state.pop(PICK_IT, False):
+        st.session_state[K("focus")] = tokens.index("it") if "it" in tokens else None
 
 
 def _token_name(tokens: list[str] | None):
@@ -128,6 +167,21 @@ def _token_options(key: str, tokens: list[str] | None, *, allow_none: bool) -> l
     T = len(tokens)
     st.session_state[K(key)] = clamp_index(value, T, None if allow_none else min(1, T - 1))
     return [None, *range(T)] if allow_none else list(range(T))
+
+
+def _set_heads(heads: list[int]) -> None:
+    st.session_state[K("heads")] = heads
+
+
+def heads_button(heads: list[int], n_heads: int, off: bool) -> None:
+    """One click between one head and all of them: "All 12 heads" while fewer are drawn, else
+    back to the head the page suggests for "it" (head 0 without the embedded model)."""
+    if len(heads) < n_heads:
+        label, to = f"All {n_heads} heads", list(range(n_heads))
+    else:
+        one = FIRST.head if FIRST.head is not None and FIRST.head < n_heads else 0
+        label, to = f"Only head {one}", [one]
+    st.button(label, key=K("heads_button"), on_click=_set_heads, args=(to,), disabled=off, width="stretch")
 
 
 @dataclass(frozen=True)
@@ -154,7 +208,7 @@ def view_controls(view: str, pickers: list, tokens: list[str] | None, n_heads: i
             )
         query = 1
         if view == "neuron":
-            with pickers[2]:
+            with pickers[3]:
                 options = _token_options("query", tokens, allow_none=False)
                 query = st.selectbox(
                     "Query token", options, key=K("query"), format_func=_token_name(tokens), disabled=off, **KEEP
@@ -168,6 +222,8 @@ def view_controls(view: str, pickers: list, tokens: list[str] | None, n_heads: i
             "Heads", list(range(n_heads)), key=K("heads"), format_func=lambda h: f"head {h}", disabled=off, **KEEP
         )
     with pickers[2]:
+        heads_button(heads, n_heads, off)
+    with pickers[3]:
         options = _token_options("focus", tokens, allow_none=True)
         focus = st.selectbox(
             "Focus on a query token",
@@ -193,7 +249,7 @@ def view_controls(view: str, pickers: list, tokens: list[str] | None, n_heads: i
             )
         else:
             region = "All"
-            st.caption("Add a sentence B to filter lines by A→A, B→B, A→B or B→A.")
+            st.caption("With a sentence B, lines can be filtered: A→A, B→B, A→B, B→A.")
     with c4:
         hide = st.checkbox("Hide [CLS] and [SEP]", key=K("hide"), disabled=off, **KEEP)
     with c5:
@@ -243,7 +299,20 @@ def sinks_text(lesson: views.ModelLesson) -> str:
     return (
         f"On this input, {lesson.sinks_cls} of the {lesson.n_heads_total} heads put more than {share} of their "
         f"attention (averaged over the query tokens) on [CLS], and {lesson.sinks_sep} on the final [SEP]. Such a "
-        "“sink” is where a head puts its weight when nothing in the sentence is what it looks for."
+        "“sink” is usually read as the place a head puts its weight when nothing in the sentence is what it "
+        "looks for (Clark et al., 2019, on BERT); a reading, not something these numbers prove."
+    )
+
+
+def roles_text(roles: views.HeadRoles) -> str:
+    """How the heads differ on this input, counted from their attentions."""
+    share, broad = f"{views.ROLE_SHARE:.0%}".replace("50%", "half"), f"{views.BROAD_SPREAD:.0%}"
+    layer, head, best = roles.strongest_previous
+    heads = f"{roles.n_previous} head puts" if roles.n_previous == 1 else f"{roles.n_previous} heads put"
+    return (
+        f"Heads differ. Here {heads} more than {share} of their attention on the previous token (the most: "
+        f"layer {layer}, head {head}, {best:.2f}), {roles.n_next} on the next token, and {roles.n_broad} spread it "
+        f"widely (each row's entropy above {broad} of the most it can be, log₂ T)."
     )
 
 
@@ -261,8 +330,9 @@ def model_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
     pooled = " (larger inputs are averaged into 32 × 32 blocks)" if att.T > mf.THUMB_MAX else ""
     st.markdown(
         "Every small square is one head's full attention matrix: rows are queries, columns are keys, "
-        f"bright cells are large weights{pooled}. Heads differ: some look at the previous or the next "
-        "token, some spread their attention over the whole sentence. "
+        f"bright cells are large weights{pooled}. "
+        + roles_text(lesson.roles)
+        + " "
         + sinks_text(lesson)
         + " The table under the chart gives each head's share on [CLS]."
     )
@@ -300,7 +370,10 @@ def neuron_view(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         rf"\frac{{{nv.scores[j]:.3f}}}{{\sqrt{{{nv.d_k}}}}} = {nv.scaled[j]:.3f},\quad "
         rf"\mathrm{{softmax}}_{{{j}}} = {nv.weights[j]:.3f}"
     )
-    st.caption(f"Token {query} is “{md_escape(token)}”; it attends most to token {j}, “{md_escape(att.tokens[j])}”.")
+    st.caption(
+        f"Token {query} is “{md_escape(token)}”; it attends most to token {j}, “{md_escape(att.tokens[j])}”"
+        + (" (the highlighted bar, its label in bold)." if att.T <= mf.BAR_KEYS_MAX else ".")
+    )
 
 
 def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
@@ -329,8 +402,13 @@ def summaries(att: models.ModelAttention, lesson: views.ModelLesson) -> None:
         "Averaging the heads of a layer shows where that layer as a whole moves information. "
         "**Attention rollout** (Abnar & Zuidema, 2020) follows it through the layers: each layer's "
         "mean is mixed half-and-half with the identity (the residual connection keeps each token's own "
-        "vector), and the layers are multiplied, so row i says how much each input token contributes to "
-        "token i after that layer."
+        "vector), and the layers are multiplied, so row i estimates how much each input token has flowed into "
+        "token i after that layer. It is a heuristic, not a measurement: it uses the attention weights only and "
+        "ignores the values, W_O, the feed-forward networks and LayerNorm."
+    )
+    st.markdown(
+        "The same holds for every chart on this page: an attention weight shows where a head looks, not how much "
+        "a token matters to the output. A large weight on a token whose value vector is small changes little."
     )
     _weights_side_by_side(
         att,
@@ -391,22 +469,26 @@ def predict_it(questions: list[quiz.Question]) -> None:
     quiz.score_line()
 
 
-def about_the_input(
-    loaded: models.LoadedModel, att: models.ModelAttention, questions: list[quiz.Question], text_a: str, text_b: str
-) -> None:
-    """The model, a head to try for "it", the tokens as the model reads them, and the download."""
+def suggestion(loaded: models.LoadedModel, questions: list[quiz.Question]) -> None:
+    """The head to try for "it" (models.it_head) and what it does there, from the model's numbers."""
+    if loaded.name != models.DEFAULT_MODEL:  # the animal sentences are checked on the embedded model
+        return
+    layer, head = it_head(loaded, loaded.name)
+    if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
+        st.caption(
+            f"Try layer {layer}, head {head} for “it”; its numbers stay hidden until you have revealed your "
+            "predictions."
+        )
+    else:
+        st.caption(it_caption(it_rows(loaded, loaded.name, layer, head), layer, head))
+
+
+def about_the_input(loaded: models.LoadedModel, att: models.ModelAttention, text_a: str, text_b: str) -> None:
+    """The model, the tokens as the model reads them, and the download."""
     st.caption(
         f"Model {md_escape(loaded.name)}: {loaded.n_layers} layers × {loaded.n_heads} heads, "
         f"d_model = {loaded.d_model}, d_k = {loaded.d_k}. Running on **{models.device_label(loaded)}**."
     )
-    if loaded.name == models.DEFAULT_MODEL:  # the suggested head is one of this model's
-        if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
-            st.caption(
-                f"Try layer {IT_HEAD[0]}, head {IT_HEAD[1]} for “it”; its numbers stay hidden "
-                "until you have revealed your predictions."
-            )
-        else:
-            st.caption(it_caption(it_rows(loaded, loaded.name, *IT_HEAD), *IT_HEAD))
     st.markdown(f"**{att.T} tokens** as the model sees them:")
     show_tokens(att.tokens)
     st.caption(
@@ -430,18 +512,41 @@ def about_the_input(
 
 # --------------------------------------------------------------------------- the page
 
+
+@st.cache_resource(show_spinner=False)
+def what_the_model_is() -> str:
+    """One sentence on where the embedded model comes from, read from its config.json and model card."""
+    shape = tr.minilm_shape()
+    if shape is None:
+        return ""
+    trained = (
+        ", and its model card, shipped with it, says it was then fine-tuned to make sentence embeddings"
+        if shape.fine_tuned
+        else ""
+    )
+    return (
+        f" It has BERT's architecture (its config.json: {shape.architecture}, {shape.n_layers} layers of "
+        f"{shape.n_heads} heads), but it starts from {shape.base}, a MiniLM distilled from a larger model (Wang et "
+        f"al., 2020){trained}. So its heads may not do what papers report for BERT-base's."
+    )
+
+
+fresh = K("a") not in st.session_state  # the page's first run in this visit
 STATE.start()
+if fresh and sentence.carried(K("a")):
+    st.session_state[PICK_IT] = True  # a sentence from another page: "it" there, if it has one
 st.title("Real model: the attention heads of BERT")
 present.intro(
     "Most pages use small random weights, so that every number stays easy to follow. Here every weight "
     "comes from a trained model, all-MiniLM-L6-v2, a small BERT that runs on this computer with no network "
-    "(Step by step can borrow one of its heads, and the Decoder page shows a trained model of our own). Type "
-    "one or two sentences and look at its heads from several angles."
+    "(Step by step can borrow one of its heads, and the Decoder page shows a trained model of our own)."
+    + what_the_model_is()
+    + " Type one or two sentences and look at its heads from several angles."
 )
 
-# In presenter mode the model, the examples and the Predict switch wait in the sidebar, and
-# Back and Next step through the views, so the chart fits on a projector's screen.
-with st.sidebar if present.on() else st.container():
+# The model and the examples wait in the sidebar, so the chart starts on the first screen; in
+# presenter mode the Predict switch does too, and Back and Next step through the views.
+with st.sidebar:
     name = st.selectbox(
         "Model",
         models.ALLOWED_MODELS,
@@ -450,19 +555,22 @@ with st.sidebar if present.on() else st.container():
     )
     _examples()
 text_a, text_b = _sentences()
-if present.single():
+if present.on() or present.following():
     deck = present.Deck(tuple(VIEW_NAMES.values()), step_key=K("view"), noun="View", values=tuple(VIEW_NAMES))
     deck.nav()
     view = deck.values[deck.current]
+    where = st.sidebar
 else:
-    view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
-with st.sidebar if present.on() else st.container():
+    view_column, where = st.columns([4, 1], vertical_alignment="bottom")
+    with view_column:
+        view = st.radio("View", list(VIEW_NAMES), format_func=VIEW_NAMES.get, horizontal=True, key=K("view"))
+with where:
     predict = st.toggle(
         "Predict first",
         key=K("predict"),
         help="Guess where “it” looks in the two animal sentences before the model shows it.",
     )
-pickers = st.columns(3)
+pickers = st.columns([4, 4, 2, 4], vertical_alignment="bottom")  # layer, heads, "all heads", token
 with pickers[0]:
     layer = st.selectbox("Layer", range(LAYERS), key=K("layer"), format_func=lambda i: f"layer {i}")
 
@@ -489,6 +597,8 @@ else:
         problem_text = f"The model failed on this input ({type(err).__name__}); try a shorter text."
 
 n_heads = loaded.n_heads if loaded is not None else HEADS
+if att is not None:
+    pick_it(list(att.tokens))
 has_b = att.sentence_b_start is not None if att is not None else bool(text_b.strip())
 controls = view_controls(view, pickers, None if att is None else list(att.tokens), n_heads, has_b)
 lesson = None
@@ -504,7 +614,8 @@ if att is not None:
         focus=controls.focus,
         query=controls.query,
     )
-    STATE.sync({"focus": lesson.focus, "query": lesson.query})
+    # Each view writes back the token it clamped; the other view's token stays as it was.
+    STATE.sync({"focus": lesson.focus} if view == "head" else {"query": lesson.query} if view == "neuron" else {})
 else:
     STATE.sync()
 
@@ -526,9 +637,6 @@ if att.truncated:
         f"The input is longer than {models.MAX_TOKENS} tokens, the most this model reads; only the first "
         f"{models.MAX_TOKENS} are used (a sentence pair is trimmed from the longer sentence)."
     )
-if not present.on():  # on a projector the view comes first, and this below it
-    about_the_input(loaded, att, questions, text_a, text_b)
-
 if questions:
     predict_it(questions)
 if view == "head":
@@ -541,5 +649,36 @@ elif view == "summaries":
     summaries(att, lesson)
 else:
     reproduce(loaded, att, lesson.layer, lesson.head)
-if present.on():
-    about_the_input(loaded, att, questions, text_a, text_b)
+suggestion(loaded, questions)  # under the view, which comes first on a laptop and a projector alike
+about_the_input(loaded, att, text_a, text_b)
+
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(
+    loaded: models.LoadedModel, att: models.ModelAttention, lesson: views.ModelLesson, questions: list[quiz.Question]
+) -> list[str]:
+    """The footer's lines, from the model's own numbers (the "it" head's only once predictions are revealed)."""
+    share = f"{views.SINK_SHARE:.0%}".replace("50%", "half")
+    lines = [
+        f"{loaded.n_layers} layers of {loaded.n_heads} heads read your {att.T} tokens in {lesson.n_heads_total} "
+        f"patterns of their own; {lesson.sinks_cls} of the heads put more than {share} of their attention on [CLS]."
+    ]
+    if loaded.name == models.DEFAULT_MODEL and not (questions and not all(quiz.revealed(q) for q in questions)):
+        layer, head = it_head(loaded, loaded.name)
+        rows = it_rows(loaded, loaded.name, layer, head)
+        tired, congested = rows["tired"]["animal"], rows["congested"]["animal"]
+        lines.append(
+            f"In layer {layer}, head {head}, the head this page opens on, “it” gives “animal” {tired:.2f} of its "
+            f"weight in the “tired” sentence and {congested:.2f} in the “congested” one: "
+            + (
+                "changing the last word changes where a trained head looks."
+                if abs(tired - congested) >= 0.05
+                else "the last word hardly changes where this head looks."
+            )
+        )
+    return lines
+
+
+footer(__file__, what_it_showed(loaded, att, lesson, questions))

@@ -11,9 +11,10 @@ from attn_core import lab_results
 from attn_core.figures.lab import grouped_bars, log_x_lines, score_labels
 from attn_core.tables import Table
 from attn_core.walkthrough import latex_num
-from ui import present, quiz
+from ui import outline, present, quiz
 from ui.charts import show_bars, show_figure, show_lines
 from ui.common import PRESETS, checked_tokens, fmt_vec, md_escape, sentence_input
+from ui.footer import footer
 from ui.state import PageState, Param
 
 N_SCORES = 8
@@ -22,7 +23,7 @@ SECTIONS = ("Large scores saturate the softmax", "Why divide by √d_k", "Softma
 STATE = PageState(
     "lab",
     (
-        Param("text", PRESETS[0], "text"),
+        Param("text", PRESETS[0], "text", shared=True),
         Param("seed", 0, "int", lo=0, hi=10_000),
         Param("m", 100.0, "choice", choices=MULTIPLIERS),
         Param("T", 8, "int", lo=2, hi=64),
@@ -64,8 +65,10 @@ def _outcome(sat) -> int:
     return 0
 
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit
 STATE.start()
 deck = present.Deck(SECTIONS, step_key=K("step"))
+outline.steps(deck)
 st.title("Softmax and scaling lab")
 present.intro(
     "Attention turns scores into weights with a softmax. This page plays with that one step: "
@@ -83,24 +86,25 @@ st.caption(
 
 predict = st.toggle("Predict first", key=K("predict"), help="Guess what the ×m does before the charts show it.")
 deck.nav()
+note = st.container()  # which sections a change changed, filled in once the lab has run
 KEEP = {"persist_state": "page"}  # a section's controls keep their values while presenter mode hides them
 seed, multiplier = STATE.value("seed"), STATE.value("m")
 T, dk_seed = STATE.value("T"), STATE.value("dk_seed")
 index, delta = STATE.value("raise"), STATE.value("delta")
 if deck.shows(0):
-    st.header("1. Large scores saturate the softmax")
+    st.header("1. Large scores saturate the softmax", anchor=deck.anchor(0))
     c1, c2 = st.columns(2)
     seed = c1.number_input("Seed for the scores", min_value=0, max_value=10_000, step=1, key=K("seed"), **KEEP)
     multiplier = c2.select_slider("Multiplier m", options=MULTIPLIERS, key=K("m"), **KEEP)
 section_1 = st.container()
 if deck.shows(1):
-    st.header("2. Why divide by √d_k")
+    st.header("2. Why divide by √d_k", anchor=deck.anchor(1))
     c1, c2 = st.columns(2)
     T = c1.slider("Keys per row T (entropy experiment)", min_value=2, max_value=64, key=K("T"), **KEEP)
     dk_seed = c2.number_input("Seed for q and k", min_value=0, max_value=10_000, step=1, key=K("dk_seed"), **KEEP)
 section_2 = st.container()
 if deck.shows(2):
-    st.header("3. Softmax makes the scores compete; sigmoid does not")
+    st.header("3. Softmax makes the scores compete; sigmoid does not", anchor=deck.anchor(2))
     c1, c2 = st.columns(2)
     index = c1.selectbox(
         "Score to raise", options=list(range(N_SCORES)), format_func=lambda i: labels[i], key=K("raise"), **KEEP
@@ -110,6 +114,25 @@ section_3 = st.container()
 STATE.sync()
 
 lab = _lab(int(seed), float(multiplier), int(T), int(dk_seed), int(index), float(delta))
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(labels, lab.saturation),
+        outline.fingerprint(lab.study, lab.max_entropy),
+        outline.fingerprint(labels, lab.competition),
+    ),
+    {
+        "Sentence": text,
+        "Seed for the scores": seed,
+        "Multiplier m": multiplier,
+        "Keys per row T": T,
+        "Seed for q and k": dk_seed,
+        "Score to raise": index,
+        "Raise it by": delta,
+    },
+    fresh=fresh,
+    where=note,
+)
 
 # --------------------------------------------------------------------------- 1. saturation
 question = None
@@ -143,7 +166,9 @@ if deck.shows(0) and (question is None or quiz.revealed(question)):
         )
         for column, (name, shown, weights, bits, key) in zip(st.columns(2), saturated, strict=True):
             with column:
-                show_bars(key, labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1))
+                show_bars(
+                    key, labels, weights, title=f"Weights {name}", y_title="weight", y_range=(0, 1.1), highlight=w
+                )
                 st.metric(f"Entropy of softmax({shown})", f"{bits:.3f} bits")
         st.latex(
             rf"H(p) = -\sum_i p_i \log_2 p_i:\quad H(\mathrm{{softmax}}(s)) = {sat.entropy:.3f}\ \text{{bits}},\quad "
@@ -153,7 +178,7 @@ if deck.shows(0) and (question is None or quiz.revealed(question)):
             "Training moves the scores by following the softmax's derivatives, its Jacobian "
             "J_ij = ∂p_i/∂s_j = p_i(δ_ij − p_j). When one weight is close to 1, *every* entry of J is close "
             "to 0, the winner's own slope p_w(1 − p_w) included: the scores hardly move, whichever key "
-            f"should have won. Here the winner is key {w} ({md_escape(labels[w])})."
+            f"should have won. Here the winner is key {w} ({md_escape(labels[w])}), highlighted in both charts."
         )
         st.latex(
             rf"\max_{{ij}} |J_{{ij}}|:\ {_j(sat.jacobian)} \text{{ at }} s \ \to\ {_j(sat.scaled_jacobian)}"
@@ -247,3 +272,29 @@ if deck.shows(2):
             rf"\sum_i \mathrm{{softmax}}(s)_i = {comp.softmax_sum:.4f},\qquad "
             rf"\sum_i \sigma(s_i) = \sum_i \frac{{1}}{{1 + \exp(-s_i)}} = {comp.sigmoid_sum:.4f}"
         )
+
+# --------------------------------------------------------------------------- what it showed
+
+
+def what_it_showed(lab: lab_results.SoftmaxLab, multiplier: float, hidden: bool) -> list[str]:
+    """The footer's lines, from this run's lab (the ×m outcome only once the prediction is revealed)."""
+    sat, study, comp = lab.saturation, lab.study, lab.competition
+    lines = []
+    if not hidden:
+        lines.append(
+            f"Multiplying the scores by {multiplier:g} took the largest weight from {sat.weights.max():.2f} to "
+            f"{sat.scaled_weights.max():.2f} and the entropy from {sat.entropy:.2f} to {sat.scaled_entropy:.2f} bits."
+        )
+    lines.append(
+        f"Unscaled, the variance of q·k grows with d_k (about {study.var_unscaled[-1]:.0f} at d_k = {study.d_k[-1]}); "
+        f"divided by √d_k it stays near 1 ({study.var_scaled[-1]:.2f})."
+    )
+    lines.append(
+        f"Softmax weights always add up to 1 ({comp.softmax_sum:.4f} here); sigmoid values need not "
+        f"({comp.sigmoid_sum:.4f})."
+    )
+    return lines
+
+
+hidden = predict and (question is None or not quiz.revealed(question))  # the ×m outcome waits for the reveal
+footer(__file__, what_it_showed(lab, float(multiplier), hidden), deck)

@@ -21,7 +21,7 @@ from attn_core import tables
 from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
-from ui import present, quiz
+from ui import outline, present, quiz
 from ui.charts import show_bars, show_heatmap, show_panels
 from ui.common import (
     MAX_CHARS,
@@ -33,7 +33,8 @@ from ui.common import (
     sentence_input,
     show_tokens,
 )
-from ui.model_cache import it_numbers, it_rows, try_load
+from ui.footer import footer
+from ui.model_cache import it_head, it_numbers, it_rows, try_load
 from ui.state import PageState, Param, clamp_index
 
 SOURCES = {  # URL value -> label
@@ -57,6 +58,7 @@ N_REPEAT = 20  # the sidebar's induction check: this many random words, then the
 MULTIPLIER = 100.0  # what the ×100 switch multiplies the scores by
 SMALL, SMALL_WIDE, SMALL_PANEL = 14, 16, 6  # print values in cells up to these sizes (full width, panels)
 OPTION_CHARS = 24  # tokens longer than this are shortened in selectboxes and captions
+SIZES = {"d_model": "d_model (size of each token vector)", "d_k": "d_k (size of queries and keys)"}
 TOGGLES = {  # URL name -> label
     "scale": "Divide the scores by √d_k",
     "x100": "Multiply the scores by 100",
@@ -78,7 +80,7 @@ STEPS = (
 STATE = PageState(
     "sbs",
     (
-        Param("text", PRESETS[0], "text", max_chars=MAX_CHARS),
+        Param("text", PRESETS[0], "text", max_chars=MAX_CHARS, shared=True),
         Param("d_model", 16, "int", lo=2, hi=64),
         Param("d_k", 4, "int", lo=1, hi=64),
         Param("seed", 0, "int", lo=0, hi=9999),
@@ -228,7 +230,7 @@ def decoder_after_head(decoder: dc.Decoder, layer: int) -> str:
     )
 
 
-def spread_sentence(stats: wt.StepStats) -> str:
+def spread_sentence(stats: wt.StepStats, multiplier: float = 1.0) -> str:
     """Step 6 on random weights: what sets the spread of the scores, in this run's numbers.
 
     The weights have mean 0, so a query entry's variance is the mean square of the token's
@@ -237,9 +239,13 @@ def spread_sentence(stats: wt.StepStats) -> str:
     """
     total = round(stats.x_mean_square, 2)
     text = (
-        "The weights are random with mean 0, so what sets that spread is the mean square of X's entries (the "
-        "average of their squares). For entries of mean 0 and variance 1 it is about 1, and then the scaled "
-        "scores spread about 1 whatever d_k is. "
+        "In plain words: after the division, how widely the scores spread no longer depends on d_k, only on how "
+        "large X's entries are"
+        + (f" (and on the ×{multiplier:g} switch, on now)" if multiplier != 1 else "")
+        + f". In this run std(S̃) = {stats.scaled_std:.2f}. Why: the weights are random with "
+        "mean 0, so what sets that spread is the mean square of X's entries (the average of their squares). For "
+        "entries of mean 0 and variance 1 it is about 1, and then the scaled scores spread about 1 whatever d_k "
+        "is. "
     )
     if stats.e_mean_square is None:
         text += f"Here the word vectors alone make X, and its mean square is {total:.2f}."
@@ -253,7 +259,59 @@ def spread_sentence(stats: wt.StepStats) -> str:
             f" Var(X) in Step 2 is smaller, {stats.x_var:.2f}, because the variance first subtracts the mean of "
             f"the entries, {stats.x_mean:.2f} here."
         )
-    return text + f" In this run std(S̃) = {stats.scaled_std:.2f}."
+    return text
+
+
+def _gap(value: float) -> str:
+    """A difference that should be 0: "0", or its size in scientific notation (rounding)."""
+    return "0" if value == 0 else f"{value:.1e}".replace("-", "−")
+
+
+def positions_sentence(order: wt.OrderCheck, T: int) -> str:
+    """Step 2 on random weights: what attention knows about word order, from the sentence reversed."""
+    if T < 2:
+        return ""
+    words = "on the word vectors alone, " if order.order_gap is not None else ""
+    text = (
+        "Without positions, attention treats the sentence as a set of words: read it backwards and every token "
+        "gets exactly the output it had, only in reversed order (computed "
+        f"{words}without a mask, which would itself carry the order: max |Δ| = {_gap(order.set_gap)}, rounding)."
+    )
+    if order.order_gap is not None:
+        text += f" With the positions, reading it backwards changes the outputs by up to {order.order_gap:.2f}."
+    return text + (
+        " Sines and cosines are one choice: BERT and GPT-2 learn a position vector for each place instead, and "
+        "many newer models add nothing to X but rotate Q and K by an angle that depends on the position (RoPE)."
+    )
+
+
+def aligned_sentence(stats: wt.StepStats, T: int) -> str:
+    """Step 5: in how many rows a longer key beat the best-aimed one."""
+    n = stats.top_not_aligned
+    if n == 0:
+        return (
+            f"In this run all {T} rows give their highest score to the key that points most nearly along the "
+            "query, but a longer key could win."
+        )
+    return (
+        f"In this run, in {n} of the {T} rows the highest score goes to a key that is not the one pointing most "
+        "nearly along the query: a longer key won."
+    )
+
+
+def zeros_sentence(stats: wt.StepStats) -> str:
+    """Step 8: how many weights are exactly 0, and why."""
+    zeros, masked = stats.n_zero_weights, stats.n_masked
+    if zeros == 0:
+        return f"Here no cell is masked, and none of the {stats.n_cells} weights is 0."
+    text = f"Here {zeros} of the {stats.n_cells} weights are exactly 0"
+    if zeros == masked:
+        return text + ": the masked cells."
+    under = zeros - masked
+    return text + (
+        f": {masked} masked cell{'s' if masked != 1 else ''} and {under} whose exponential is too small for a "
+        "float64 (it rounds to 0)."
+    )
 
 
 def _repeats_sentence(stats: wt.StepStats, positional: bool) -> str:
@@ -311,6 +369,7 @@ def decoder_hint(induction: np.ndarray | None) -> str:
 
 # --------------------------------------------------------------------------- the page
 
+fresh = K("text") not in st.session_state  # the page's first run in this visit: no change to report
 STATE.start()
 deck = present.Deck(STEPS, step_key=K("step"), noun="Step", counted=9)
 
@@ -321,6 +380,7 @@ present.intro(
     "recomputed; the address bar keeps the settings, so you can copy it to share this exact view."
 )
 text = sentence_input(K("text"))
+outline.steps(deck)
 with st.sidebar:
     st.header("Settings")
     source_kind = st.radio(
@@ -343,21 +403,33 @@ with st.sidebar:
         if real_head:
             it_model, _ = try_load()  # without it the page says so below, and shows random weights
             if it_model is not None:
-                from attn_core.models import IT_HEAD  # torch is loaded already: a real head needs it
-
+                it_layer, it_h = it_head(it_model, it_model.name)
                 st.caption(
-                    f"Try layer {IT_HEAD[0]}, head {IT_HEAD[1]} with the two animal/street examples, and pick "
+                    f"Try layer {it_layer}, head {it_h} with the two animal/street examples, and pick "
                     "“it” as the query token in “One cell, worked through”: "
-                    + it_numbers(it_rows(it_model, it_model.name, *IT_HEAD))
+                    + it_numbers(it_rows(it_model, it_model.name, it_layer, it_h))
                 )
         else:
             st.caption(decoder_hint(decoder_induction(decoder)))
     else:
         layer, head = STATE.value("layer"), STATE.value("head")
     trained = real_head or decoder_head
-    fixed = " (set by the model while a trained head is shown)" if trained else ""
-    d_model = st.slider(f"d_model (size of each token vector){fixed}", 2, 64, key=K("d_model"), disabled=trained)
-    d_k = st.slider(f"d_k (size of queries and keys){fixed}", 1, 64, key=K("d_k"), disabled=trained)
+    if trained and (decoder_head or MINILM is not None):
+        # The model's own sizes, on sliders that cannot move. The random head's sizes are kept
+        # (not drawn, a widget's value would be dropped) for when random weights come back.
+        sizes = (
+            {"d_model": MINILM.d_model, "d_k": MINILM.d_k}
+            if real_head
+            else {"d_model": decoder.d_model, "d_k": decoder.d_k}
+        )
+        d_model, d_k = STATE.value("d_model"), STATE.value("d_k")  # random weights, if the model fails below
+        for name, size in sizes.items():
+            st.session_state[K(name)] = STATE.value(name)
+            st.session_state[K(f"{name}_model")] = size
+            st.slider(f"{SIZES[name]} (set by the model)", 1, max(64, size), key=K(f"{name}_model"), disabled=True)
+    else:
+        d_model = st.slider(SIZES["d_model"], 2, 64, key=K("d_model"), disabled=trained)
+        d_k = st.slider(SIZES["d_k"], 1, 64, key=K("d_k"), disabled=trained)
     seed = int(st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=trained))
     if decoder_head:
         st.session_state[K("causal")] = True  # the decoder was trained with it: its numbers need it
@@ -440,30 +512,69 @@ if real_head:
     )
 
 deck.nav()
+i_key, j_key = STATE.value("i"), STATE.value("j")
+w = lesson.source.weights
+outline.changes(
+    deck,
+    (
+        outline.fingerprint(tokens),
+        outline.fingerprint(steps.x),
+        outline.fingerprint(w.w_q, w.w_k, w.w_v, w.b_q, w.b_k, w.b_v),
+        outline.fingerprint(steps.q, steps.k, steps.v),
+        outline.fingerprint(steps.scores),
+        outline.fingerprint(steps.scaled),
+        outline.fingerprint(steps.masked),
+        outline.fingerprint(steps.weights),
+        outline.fingerprint(steps.output),
+        outline.fingerprint(
+            i_key, j_key, steps.masked[i_key], steps.weights[i_key], steps.q[i_key], steps.k[j_key], steps.v
+        ),
+    ),
+    {
+        "Sentence": text,
+        "Weights": SOURCES[source_kind],
+        **({"Layer": layer, "Head": head} if real_head or decoder_head else {"Seed": seed}),
+        **({} if real_head or decoder_head else {"d_model": d_model, "d_k": d_k}),
+        **{label: bool(flags[name]) for name, label in TOGGLES.items()},
+        "Query token i": i_key,
+        "Key token j": j_key,
+    },
+    fresh=fresh,
+)
 
-HIDDEN_NOTE = "Hidden until you reveal your prediction (Predict first is on)."
-# Steps 5 to 7 come before the question; in presenter mode it (and its Reveal button) is on step 8.
-WHERE = " on step 8" if present.on() else ""
+# The question (and its Reveal button) is on step 8; shown one step at a time, the other steps say so.
+WHERE = " on step 8" if present.paged() and deck.current != 7 else ""
+HIDDEN_NOTE = f"Hidden until you reveal your prediction{WHERE} (Predict first is on)."
 HIDDEN_SCORES = (
     f"Hidden until you reveal your prediction{WHERE} (Predict first is on): the softmax keeps each row's "
     "order, so the largest score in a row is also its largest weight, and this matrix would give the answer away."
 )
 
 
-def prediction(qi: int) -> quiz.Question:
-    """Predict first: which key query ``qi`` weights most, made from this run's weights."""
+def prediction(qi: int) -> quiz.Question | None:
+    """Predict first: which key query ``qi`` weights most, made from this run's weights. Keys that
+    tie for the most weight (the same word twice with positions off) make one option; one token
+    gives no question (it can only look at itself), nor do keys that all tie."""
+    row = steps.weights[qi]
+    tied = [int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=0, atol=1e-12))]
+    if len(tied) == T:
+        return None
+    keys = [[j] for j in range(T) if j not in tied[1:]]  # each key alone, the tied ones as one option
+    keys[keys.index([tied[0]])] = tied
     return quiz.Question(
         key="sbs_quiz",
         prompt=f"Which key does query {qi} (“{_short(tokens[qi])}”) give the most weight, and how much?",
-        options=tuple(_option(tokens)(n) for n in range(T)),
-        answer=int(np.argmax(steps.weights[qi])),
-        value=float(steps.weights[qi].max()),
+        options=tuple(" or ".join(_option(tokens)(n) for n in group) for group in keys),
+        answer=keys.index(tied),
+        value=float(row.max()),
         value_label="the largest weight in the row",
+        explain=f"Keys {' and '.join(map(str, tied))} tie for the most weight." if len(tied) > 1 else "",
     )
 
 
 # The scores, the weights, Z and the worked softmax stay hidden while a prediction waits.
-hidden = predict and not quiz.revealed(prediction(STATE.value("i")))
+question = prediction(STATE.value("i")) if predict else None
+hidden = question is not None and not quiz.revealed(question)
 
 # Step 1 -------------------------------------------------------------------------------
 if deck.section(0):
@@ -528,6 +639,7 @@ if deck.section(1):
             "gets the same vector for this seed). A pattern of sines and cosines that depends only on the "
             "position is added, so the same word at two places ends up with two different rows."
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E + P \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
@@ -537,6 +649,7 @@ if deck.section(1):
             "Each word is looked up as a fixed random vector of d_model numbers. Positional encoding is "
             "off, so nothing in X says where a word stands. " + _repeats_sentence(stats, False)
         )
+        st.markdown(positions_sentence(lesson.order, T))
         st.latex(
             rf"X = E \in \mathbb{{R}}^{{{T} \times {d_model}}}, \qquad \operatorname{{Var}}(X) = "
             rf"{wt.latex_num(stats.x_var)}"
@@ -605,8 +718,10 @@ if deck.section(3):
 # Step 5 -------------------------------------------------------------------------------
 if deck.section(4):
     st.markdown(
-        "Row i compares token i's query with every key by a dot product: the more the two vectors point "
-        "the same way, the larger the score. With random vectors the scores spread wider as d_k grows."
+        "Row i compares token i's query with every key by a dot product, q·k = |q| |k| cos θ: the score grows "
+        "with how nearly the two vectors point the same way (cos θ) and with their lengths. So it is not the "
+        "cosine similarity, which ignores length. " + aligned_sentence(stats, T) + " With random vectors the "
+        "scores spread wider as d_k grows."
     )
     st.latex(
         rf"S = QK^\top \in \mathbb{{R}}^{{{T} \times {T}}}, \quad s_{{ij}} = q_i \cdot k_j, "
@@ -631,7 +746,9 @@ if deck.section(5):
     if real_head or decoder_head:
         spread = "Dividing by √d_k undoes the growth of the spread with d_k."
     else:
-        spread = "Dividing by √d_k undoes the growth of the spread with d_k. " + spread_sentence(stats)
+        spread = "Dividing by √d_k undoes the growth of the spread with d_k. " + spread_sentence(
+            stats, lesson.multiplier
+        )
     st.markdown(
         "Large scores push the softmax into picking a single token and leave training almost no gradient. "
         f"{spread} The ×100 switch shows the opposite, where nearly every row becomes one-hot."
@@ -668,7 +785,9 @@ if deck.section(6):
     else:
         st.markdown(
             "No mask is on, so every token may look at every token, itself and later ones included, and "
-            "this matrix equals the scaled scores. Switch on the causal mask to forbid looking ahead."
+            "this matrix equals the scaled scores. It is shown anyway because masking is a step of its own: "
+            "switch on the causal mask in the sidebar and this is the first matrix that changes (steps 5 and 6 "
+            "stay as they are), and a note at the top of the page names every step that changed."
         )
         st.latex(rf"M = \tilde S \qquad {stats.n_masked} \text{{ of }} {stats.n_cells} \text{{ cells masked}}")
     if hidden:
@@ -686,23 +805,30 @@ if deck.section(6):
             fmt=score_fmt,
         )
 
-# Predict first: the question is made from this run's weights, before they are shown -----
-if predict and (deck.shows(7) or deck.shows(8) or deck.shows(9)):
-    with st.container(border=True):
-        qi = st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
-        hidden = not quiz.ask(prediction(qi))
-        quiz.score_line()
-
 # Step 8 -------------------------------------------------------------------------------
 if deck.section(7):
     st.markdown(
-        "The softmax turns each row into positive weights that add up to 1: it exponentiates every "
-        "masked score and divides by the row's total. Row i says how much token i takes from each token."
+        "The softmax turns each row into weights that are never negative and add up to 1: it exponentiates "
+        "every masked score and divides by the row's total, so a masked cell (e^−∞ = 0) gets exactly 0. "
+        + zeros_sentence(stats)
+        + " Row i says how much token i takes from each token."
     )
     st.latex(
         r"A_{ij} = \frac{\exp(M_{ij})}{\sum_{l} \exp(M_{il})}, \qquad \sum_j A_{ij} \in "
         rf"[{stats.row_sum_min:.6f},\ {stats.row_sum_max:.6f}]"
     )
+    if question is not None:  # made from this run's weights, before they are shown
+        with st.container(border=True):
+            st.selectbox("Query token to predict for", range(T), format_func=_option(tokens), key=K("i"))
+            hidden = not quiz.ask(question)  # the selectbox's value is STATE.value("i") in this run
+            quiz.score_line()
+    elif predict and T == 1:
+        st.caption("Predict first has no question for one token: it can only look at itself, with weight 1.")
+    elif predict:
+        st.caption(
+            f"Predict first has no question for query {STATE.value('i')}: every key gets the same weight from it. "
+            "Pick another query token in “One cell, worked through”."
+        )
     if hidden:
         st.info(HIDDEN_NOTE)
     else:
@@ -729,7 +855,8 @@ if deck.section(8):
             if decoder_head
             else "In a transformer it is not the end: it is put side by side with the other heads' outputs, "
             "projected by W_O back to d_model numbers, added to the token's own vector (the residual) and "
-            "normalised, then passed through a feed-forward network before the next layer sees it."
+            "normalised, then passed through a feed-forward network, which has its own residual and "
+            "normalisation, before the next layer sees it."
         )
     )
     st.latex(rf"Z = AV \in \mathbb{{R}}^{{{T} \times {d_v}}}, \qquad z_i = \sum_j A_{{ij}}\, v_j")
@@ -800,7 +927,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
 
     st.markdown(f"**4 · The output z_{i}** adds up the value rows, each scaled by its weight from row {i}.")
     st.latex(wt.latex_weighted_sum(cell, lhs=rf"z_{{{i}}} = \sum_j A_{{{i},j}}\, v_j"))
-    title = "Worked cell: row i of the attention weights"
+    title = f"Worked cell: row {i} of the attention weights, key {j} highlighted"
     show_bars(
         "sbs_fig_row",
         tokens,
@@ -813,6 +940,7 @@ def worked_cell(lesson: wt.Lesson, hidden: bool, pick_query: bool) -> None:
         name=f"Row {i} of the attention weights",
         row_title="query",
         col_title="key",
+        highlight=j,
     )
 
 
@@ -821,7 +949,7 @@ if deck.section(9):
         "Pick a query token i and a key token j to see where one score, one weight and one output row "
         "come from, with the real numbers of the matrices above."
     )
-    worked_cell(lesson, hidden, pick_query=not predict)
+    worked_cell(lesson, hidden, pick_query=question is None)
 
 # Every step at once --------------------------------------------------------------------
 if not present.on():
@@ -849,3 +977,29 @@ if not present.on():
         help="X, W_q, W_k, W_v, Q, K, V, the scores, scaled and masked scores, the weights, Z and the tokens; "
         "numpy.load reads it back.",
     )
+
+
+# What this page showed, and the next lesson --------------------------------------------
+
+
+def what_it_showed(lesson: wt.Lesson, i: int, hidden: bool) -> list[str]:
+    """The footer's lines, from this run's numbers (the largest weight only once it is not hidden)."""
+    s, tokens = lesson.steps, lesson.tokens
+    T, d_v = len(tokens), s.v.shape[1]
+    scaled = f"multiplied by {s.factor:.4g}" if lesson.multiplier != 1 or lesson.scale else "not scaled"
+    masked = f", {lesson.stats.n_masked} of {T * T} cells masked" if lesson.stats.n_masked else ""
+    lines = [
+        f"One head turned your {T} tokens into Z ({T}×{d_v}): every query met every key in a {T}×{T} score "
+        f"matrix, {scaled}{masked}, and the softmax made each row into weights that add up to 1."
+    ]
+    if not hidden:
+        top = int(np.argmax(s.weights[i]))
+        lines.append(
+            f"Token {i} (“{md_escape(_short(tokens[i]))}”) gives its largest weight, {s.weights[i, top]:.2f}, to "
+            f"token {top} (“{md_escape(_short(tokens[top]))}”): that token's value row makes up "
+            f"{s.weights[i, top]:.0%} of z_{i}."
+        )
+    return lines
+
+
+footer(__file__, what_it_showed(lesson, STATE.value("i"), hidden), deck)

@@ -20,6 +20,7 @@ from attn_core import experiments as ex
 from attn_core import lab_results
 from tests.figdata import decode, figure_by_title, z_matrix
 from tests.hostile_corpus import HOSTILE
+from ui.common import md_escape
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "lessons" / "articles.py")
@@ -61,6 +62,32 @@ def test_the_quoted_causal_table_is_the_articles():
         cells = [c.strip() for c in cells.split("&")]
         leads.append(next(n for n, c in enumerate([*cells, "end"]) if c != r"-\infty"))
     assert tuple(leads) == ar.ARTICLE_CAUSAL_LEAD
+
+
+def test_the_notes_write_s_and_dim_minus_one_before_column_wise():
+    """Section 3 says the notes write S = QKᵀ and softmax(..., dim=-1) before "column-wise"."""
+    text = _seed("003")
+    s, code, column = text.index("S = QK^T"), text.index("F.softmax(scores, dim=-1)"), text.index("column-wise")
+    assert s < code < column
+
+
+def test_who_writes_tokens_as_columns():
+    """Kumar writes the input as d x T (columns); the notes' X is T x d with Q = XW^q (rows), and
+    their bilinear form then uses W^q x_i with x_i a column."""
+    kumar, notes = _seed("001"), _seed("003")
+    assert "‘d x T’ matrix for the input word vector representations" in kumar and "Q — 64 x T" in kumar
+    assert r"input embedding matrix of size \(T \times d\)" in notes and r"\[Q = XW^q\]" in notes
+    assert r"(W^qx_i)^TW^kx_j" in notes
+
+
+def test_the_quoted_slips_are_in_the_articles():
+    callebaut, notes, overview = _seed("002"), _seed("003"), _seed("004")
+    assert "Each token in the input sequence attends to all other tokens, including itself." in callebaut
+    assert "This mechanism is used in both the encoder and decoder layers of the transformer." in callebaut
+    assert "mask" not in callebaut.lower()  # not a word about it
+    assert "Queries and keys occupy typically the same dimensional space" in notes
+    assert "no reason to make the dimensionality of the value space the same" in notes
+    assert "innovations like Dilated Attention" in overview
 
 
 # --------------------------------------------------------------------------- 1. the 3-number example
@@ -182,6 +209,57 @@ def test_the_conventions_equation_keeps_x_i_a_row():
     assert r"x_i^\top (W^q)" not in chain and r"W^q x_i)" not in chain  # no column x_i
     text = _text(at)
     assert r"writes each token's vector $x_i$ as a **row**" in text and r"which in this notation is $x_i^\top$" in text
+    assert "Kumar's article writes each token as a **column**" in text and "The articles write each token" not in text
+    assert "The course notes start with rows, as this app does" in text
+    assert (
+        "a $W^q$ of 8 × 4 times a column of 8 numbers is not defined; its transpose gives a query column of 4 × 1"
+        in (text)
+    )
+
+
+def test_the_notes_w_q_must_be_read_transposed_for_a_column():
+    cv = ar.articles_lesson().conventions
+    w_q = ar.init_weights(ar.SHAPES_D, ar.SHAPES_D_K, seed=0).w_q
+    column = np.ones((ar.SHAPES_D, 1))  # one token as a column of d numbers
+    with pytest.raises(ValueError):
+        w_q @ column  # (8, 4) @ (8, 1)
+    assert (w_q.T @ column).shape == cv.query_column_shape == (4, 1)
+    assert cv.w_q_shape == (8, 4) and not cv.w_q_times_column
+
+
+# --------------------------------------------------------------------------- the slips in words
+
+
+def test_without_the_mask_a_decoder_sees_the_next_word():
+    """Change only the last word: torch's SDPA without a mask moves the earlier outputs, with
+    is_causal it does not; the check's numbers are those."""
+    dc = ar.decoder_check()
+    assert dc.tokens[:-1] == dc.changed[:-1] and dc.tokens[-1] != dc.changed[-1]
+    w = ar.init_weights(8, 4, seed=0)
+    outs = {}
+    for causal in (False, True):
+        runs = []
+        for words in (dc.tokens, dc.changed):
+            x = torch.from_numpy(ar.embed(list(words), 8, seed=0))
+            q, k, v = (x @ torch.from_numpy(m) for m in (w.w_q, w.w_k, w.w_v))
+            runs.append(F.scaled_dot_product_attention(q, k, v, is_causal=causal).numpy())
+        outs[causal] = float(np.max(np.abs(runs[0][:-1] - runs[1][:-1])))
+    assert dc.unmasked_change == pytest.approx(outs[False], abs=1e-12) and dc.unmasked_change > 0.01
+    assert outs[True] < 1e-15 and dc.causal_change == 0.0
+
+
+def test_queries_and_keys_must_match_values_need_not():
+    dm = ar.dimension_check()
+    assert dm.mismatch_error == "w_k must have shape (d_model=8, d_k=4), got (8, 5)"
+    x = ar.embed(list(ar.causal_check().tokens), 8, seed=0)
+    w = ar.init_weights(8, 4, seed=0)
+    q, k = x @ w.w_q, x @ ar.init_weights(8, 5, 8, seed=0).w_k
+    with pytest.raises(ValueError):
+        q @ k.T  # (8, 4) @ (5, 8): no dot product
+    assert dm.d_v == 8 and dm.output_shape == (8, 8) and dm.weights_gap == 0.0
+    v = x @ ar.init_weights(8, 5, 8, seed=0).w_v
+    want = _torch_attention(q, x @ w.w_k, v)
+    assert want.shape == dm.output_shape
 
 
 # --------------------------------------------------------------------------- 6. winner takes all?
@@ -264,6 +342,19 @@ def test_page_states_the_computed_numbers():
     sums = _fig(at, "Row sums")["data"]
     assert_allclose(decode(sums[0]["y"]), 1.0) and assert_allclose(decode(sums[1]["y"]), r.row_sums[1])
     assert_allclose(decode(_fig(at, "Column sums")["data"][1]["y"]), 1.0)
+    assert "and a few lines later write the scores as S = QKᵀ" not in text
+    assert "Only further down do they pass the scores “through a softmax function column-wise”" in text
+    # the slips in words: the decoder's mask, LongNet's name, "typically" the same size
+    dc = lesson.decoder
+    assert (
+        f"the outputs of the {len(dc.tokens) - 1} words before it move by up to {dc.unmasked_change:.3f}; with the "
+        f"causal mask they move by {dc.causal_change:g}."
+    ) in text
+    assert "That is LongNet's dilated attention (Ding et al., 2023)" in text
+    dm = lesson.dimensions
+    assert "queries and keys “typically” share one dimension d_k. For a dot product they must" in text
+    assert f"it refuses: “{md_escape(dm.mismatch_error)}”" in text
+    assert f"with d_v = {dm.d_v} gives the same weights (max |Δ| = 0) and an output of shape 8 × {dm.d_v}." in text
     # 4. shapes
     s = lesson.shapes
     assert f"is **{s.q.shape[0]} × {s.q.shape[1]}**" in text and "**16 × 4**" in text

@@ -44,7 +44,9 @@ def _neuron_view(T: int, d_k: int = 6) -> SimpleNamespace:
     q, k = RNG.normal(size=d_k), RNG.normal(size=(T, d_k))
     scores = k @ q
     weights = np.exp(scores - scores.max())
-    return SimpleNamespace(query=min(2, T - 1), q=q, k=k, qk=q * k, scores=scores, weights=weights / weights.sum())
+    weights = weights / weights.sum()
+    top = int(np.argmax(weights))
+    return SimpleNamespace(query=min(2, T - 1), q=q, k=k, qk=q * k, scores=scores, weights=weights, top=top)
 
 
 def _cases() -> dict:
@@ -63,6 +65,7 @@ def _cases() -> dict:
         ),
         "panels_numbered": lambda: fg.heatmap_panels([("W_q", RNG.normal(size=(16, 4)))], rows=None, show_values=True),
         "bar": lambda: fg.bar_chart(TOKENS, RNG.random(T), title="row", y_range=(0, 1.1)),
+        "bar_highlight": lambda: fg.bar_chart(TOKENS, RNG.random(T), title="row", highlight=2),
         "line": lambda: fg.line_chart(np.arange(5), {"a": RNG.random(5), "b": RNG.random(5)}, log_y=True),
         "grouped_bars": lambda: lf.grouped_bars(
             TOKENS, {"a": RNG.random(T), "b": RNG.random(T)}, title="<b>g</b>", y_range=(0, 1)
@@ -340,3 +343,35 @@ def test_the_light_attention_heatmap_prints_numbers_in_the_asked_format():
     signed = mf.attention_heatmap(RNG.normal(size=(n, n)), LONG, LONG, title="s", kind="signed").data[-1]
     asked = mf.attention_heatmap(_weights((n, n)), LONG, LONG, title="f", fmt=".1%").data[-1]
     assert "weight %{z:.3f}" in weights and "%{z:.2f}" in signed.hovertemplate and "%{z:.1%}" in asked.hovertemplate
+
+
+@pytest.mark.parametrize("builder", ["bar", "grouped"])
+def test_bar_charts_draw_no_zero_line_through_the_first_bar(builder):
+    """The x axis of a bar chart is numbered from 0, so Plotly's zero line would be a vertical
+    line through the middle of the first bar: it is switched off (tests/browser/test_path.py
+    checks that the browser draws none). The y axis keeps its line at 0, for negative bars."""
+    T = len(TOKENS)
+    if builder == "bar":
+        fig = fg.bar_chart(TOKENS, RNG.random(T) - 0.5)
+    else:
+        fig = lf.grouped_bars(TOKENS, {"a": RNG.random(T), "b": RNG.random(T)}, title="t")
+    assert fig.layout.xaxis.zeroline is False
+    assert fig.layout.yaxis.zeroline is None  # Plotly's default: drawn
+
+
+def test_a_bar_chart_highlights_the_chosen_key_by_colour_and_bold_label():
+    T = len(TOKENS)
+    values = RNG.random(T)
+    fig = fg.bar_chart(TOKENS, values, fmt=".2f", highlight=3)
+    bar = fig.data[0]
+    colours = list(bar.marker.color)
+    assert colours[3] == fg.HIGHLIGHT_COLOR and colours.count(fg.HIGHLIGHT_COLOR) == 1
+    assert set(colours[:3] + colours[4:]) == {fg.BAR_COLOR}
+    text = list(bar.text)
+    assert text[3] == f"<b>{values[3]:.2f}</b>" and text[0] == f"{values[0]:.2f}"
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks[3] == f"<b>{fg.safe_label(TOKENS[3])}</b>" and "<b>" not in "".join(ticks[:3] + ticks[4:])
+    plain = fg.bar_chart(TOKENS, values, fmt=".2f")
+    assert plain.data[0].marker.color is None and "<b>" not in "".join(plain.layout.xaxis.ticktext)
+    with pytest.raises(ValueError, match="highlight must be a position in 0"):
+        fg.bar_chart(TOKENS, values, highlight=T)

@@ -45,6 +45,16 @@ def test_multi_head_lesson_equals_torch_multihead_attention(d_model, n_heads, d_
     for h in range(n_heads):
         np.testing.assert_allclose(lesson.steps.heads[h].weights, per_head[0, h].detach().numpy(), atol=1e-12)
     assert lesson.n_heads == n_heads and lesson.d_v == d_k and lesson.tokens == SENTENCE
+    # previous_token: each head's mean weight on the token before, from torch's weights row by row
+    weights = per_head[0].detach().numpy()  # (H, T, T)
+    by_hand = [np.mean([weights[h, t, t - 1] for t in range(1, T)]) for h in range(n_heads)]
+    np.testing.assert_allclose(lesson.previous_token, by_hand, atol=1e-12)
+
+
+def test_previous_token_needs_two_tokens():
+    assert lab_results.multi_head_lesson(("Hi",), n_heads=2).previous_token is None
+    two = lab_results.multi_head_lesson(("Hi", "there"), n_heads=2)
+    np.testing.assert_array_equal(two.previous_token, [h.weights[1, 0] for h in two.steps.heads])
 
 
 @pytest.mark.parametrize("swap", [False, True])

@@ -11,6 +11,9 @@ from attn_core import lab_results
 from attn_core.figures import token_labels
 from tests.figdata import figure_by_title, figures, z_matrix
 from tests.lab_checks import app, drive, ticks
+from tests.quiz_checks import asked, options, reveal
+from tests.quiz_checks import page as quiz_page
+from ui.common import md_escape
 
 PAGE = "cross_attention.py"
 SOURCE = "The cat sat on the mat."
@@ -96,3 +99,68 @@ def test_an_empty_box_hides_no_other_input(emptied):
     assert any("empty" in i.value for i in at.info)
     assert inputs(at) == keys
     assert not figures(at)
+
+
+# --- predict first ---------------------------------------------------------------------------
+
+HIDDEN_TITLES = ("Cross-attention scores", "Cross-attention weights", "Cross-attention output")
+
+
+def _titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+def test_predict_first_is_off_by_default():
+    at = quiz_page(PAGE)
+    assert asked(at) == {} and len([t for t in _titles(at) if t.startswith(HIDDEN_TITLES)]) == 3
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "swap"),
+    [(SOURCE, TARGET, False), (SOURCE, TARGET, True), ("Hi there", "Yo", False), ("the the the", "le le", False)],
+    ids=["default", "swapped", "two-and-one-token", "repeated-words"],
+)
+def test_predict_first_asks_the_shape_of_the_weights(source, target, swap):
+    """Section 2 asks for the weights' shape among distinct wrong shapes (its transpose among them)
+    and hides the scores, the weights and the output until the reveal; the answer is the shape of
+    the engine's weights."""
+    query = {"predict": "1", "source": source, "target": target} | ({"swap": "1"} if swap else {})
+    at = quiz_page(PAGE, **query)
+    q_text, kv_text = (source, target) if swap else (target, source)
+    steps = _engine(q_text, kv_text)
+    T_q, T_k = steps.weights.shape
+    assert (T_q, T_k) == (len(ac.tokenize(q_text)), len(ac.tokenize(kv_text)))
+    assert asked(at) == {"cross_quiz_shape": "2. A rectangular score matrix"}
+    shapes = options(at, "cross_quiz_shape")
+    assert f"{T_q} × {T_k}" in shapes
+    if T_q != T_k:
+        assert f"{T_k} × {T_q}" in shapes
+    assert not [t for t in _titles(at) if t.startswith(HIDDEN_TITLES)]
+    assert _titles(at) == ["Queries Q", "Keys K", "Values V"]  # what the answer is reasoned from stays
+    assert not any(f"{T_q}\\times{T_k}" in x.value for x in at.latex)
+
+    answer = reveal(at, "cross_quiz_shape", f"{T_q} × {T_k}")
+    q_name = "source" if swap else "target"
+    assert md_escape(f"One row per query ({q_name} token)") in answer
+    _check(at, q_text, kv_text)
+
+
+def test_predict_first_has_no_question_when_every_shape_is_one_by_one():
+    at = quiz_page(PAGE, predict="1", source="Hi", target="Yo", d_k="1")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question at these sizes") for c in at.caption)
+    _check(at, "Yo", "Hi", d_k=1)  # nothing is hidden when nothing is asked
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"), [("1", {}), ("2", {"cross_quiz_shape": "2. A rectangular score matrix"})]
+)
+def test_presenter_mode_asks_in_the_score_section(step, expected):
+    at = quiz_page(PAGE, present=True, predict="1", step=step)
+    assert asked(at) == expected
+
+
+def test_presenter_mode_keeps_the_output_hidden_until_the_reveal():
+    at = quiz_page(PAGE, present=True, predict="1", step="3")
+    assert asked(at) == {} and not figures(at)
+    assert any("reveal your prediction in section 2" in i.value for i in at.info)

@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from attn_core import trained_decoder as dc
 from attn_core.models.train_decoder import TinyDecoder
 from tests.conftest import ROOT
-from tests.figdata import decode, figure_by_title, z_matrix
+from tests.figdata import decode, figure_by_title, figures, z_matrix
+from tests.quiz_checks import asked, options, prompt, reveal
 from ui.common import MAX_TOKENS, md_escape
 
 PAGE = str(ROOT / "lessons" / "decoder.py")
@@ -150,7 +151,7 @@ def test_the_model_description_is_read_from_its_config():
     assert attention_only and "no LayerNorm" in config["layers"]
     assert "an attention-only model" in intro and "no feed-forward network (MLP) and no LayerNorm" in intro
     assert at.text_input(key="dec_text").label == f"Words (from the model's {n_words}-word vocabulary)"
-    assert [e.label for e in at.expander] == [f"The {n_words} words the model knows"]
+    assert [e.label for e in at.main.expander] == [f"The {n_words} words the model knows"]
     assert at.expander[0].markdown[0].value == " · ".join(config["vocab"][1:])
     figure_by_title(at, f"All {L * H} heads: layers (rows) × heads (columns)")  # raises if absent
     assert at.button[0].help == "20 random words from the vocabulary, then the same 20 again"
@@ -283,3 +284,124 @@ def test_step_two_names_the_residual_stream_only_for_an_attention_only_decoder(d
     monkeypatch.setattr(dc.Decoder, "attention_only", property(lambda self: False))
     text = x_text(_sbs(layer="1"))
     assert "residual stream" not in text and "the output of layer 1, built from" in text
+
+
+# --- predict first ---------------------------------------------------------------------------
+
+DEFAULT_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
+PLAIN_TEXT = "the cat sat on a red mat and the dog was happy"  # known words, no repeat
+
+
+def _by_hand(torch_model: TinyDecoder, decoder: dc.Decoder, words: list[str], period: int | None):
+    """From torch's forward pass: the head the look question is about (the best induction head, or the
+    best previous-token head without a period), the last word's row in it, and the next-word probabilities."""
+    logits, attentions = _torch_run(torch_model, decoder, words)
+    T = len(words)
+    if period is not None:
+        t = np.arange(period, T)
+        scores = attentions[:, :, t, t - period + 1].mean(axis=-1)
+    else:
+        scores = attentions[:, :, np.arange(1, T), np.arange(T - 1)].mean(axis=-1)
+    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    probs = torch.softmax(torch.from_numpy(logits[-1]), -1).numpy()
+    return int(layer), int(head), attentions[layer, head, T - 1], probs
+
+
+def _table_last_guesses(at: AppTest) -> str:
+    return str(at.table[0].value.iloc[-1]["top 5 guesses (probability)"])
+
+
+@pytest.mark.parametrize(
+    ("words", "period"),
+    [(DEFAULT_TEXT.split(), 11), (PLAIN_TEXT.split(), None)],
+    ids=["repeated", "no-period"],
+)
+def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torch_model, words, period):
+    """Section 3 asks where the best induction head (previous-token head without a repeat) looks
+    from the last word, section 4 what the model guesses next. The answers are torch's; until they
+    are revealed the asked head's chart and the last guesses are hidden."""
+    layer, head, row, probs = _by_hand(torch_model, decoder, words, period)
+    text = " ".join(words)
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1", layer=str(layer), head=str(head))
+    assert dc.decoder_lesson(decoder, text).period == period
+    assert asked(at) == {
+        "dec_quiz_look": "3. Previous-token heads and induction heads",
+        "dec_quiz_next": "4. The model's next-word guesses",
+    }
+    kind = "induction" if period else "previous-token"
+    T = len(words)
+    assert prompt(at)[0] == "**Predict first.** " + md_escape(
+        f"Layer {layer + 1}, head {head} is the strongest {kind} head on these words. Which word does the last "
+        f"word, “{words[-1]}” (position {T - 1}), give the most weight?"
+    )
+    assert not [f for f in figures(at) if f["layout"]["title"]["text"].startswith(f"Layer {layer + 1}, head {head}:")]
+    assert any("reveal your prediction in section 3" in i.value for i in at.info)
+    assert _table_last_guesses(at) == "hidden until you reveal your prediction"
+
+    look = options(at, "dec_quiz_look")
+    assert all(int(o.split(":")[0]) < T for o in look) and f"{T - 2}: {words[T - 2]}" in look
+    best = int(np.argmax(row))
+    answer = reveal(at, "dec_quiz_look", f"{best}: {words[best]}")
+    assert f"with its weight = {row.max():.3f}" in answer
+    if period:
+        assert best == T - period  # the word after the earlier copy of the last word
+        assert md_escape(f"It is the word right after an earlier “{words[best - 1]}” (position {best - 1})") in answer
+    shown = z_matrix(figure_by_title(at, f"Layer {layer + 1}, head {head}: attention weights")["data"][0])
+    np.testing.assert_allclose(shown[-1], row, atol=1e-6)
+
+    top = decoder.vocab[int(np.argmax(probs))]
+    nxt = options(at, "dec_quiz_next")
+    assert nxt == sorted(nxt) and top in nxt
+    answer = reveal(at, "dec_quiz_next", top)
+    assert f"with the probability of its top guess = {probs.max():.3f}" in answer
+    assert _table_last_guesses(at).startswith(f"{top} {probs.max():.2f}")
+    if period:
+        copied = words[T - period]
+        assert copied == top and md_escape(f"Last time “{words[-1]}” was followed by “{copied}”") in answer
+
+
+@pytest.mark.parametrize(("text", "look"), [("cat", False), ("cat dog", True), ("the the the the", True)])
+def test_predict_first_on_one_or_two_words_and_repeats(decoder, torch_model, text, look):
+    """One word: nothing to look back at, so only the next-word question, and the page says why.
+    Two words, or one word said four times, still give distinct options and torch's answers."""
+    words = text.split()
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1")
+    assert ("dec_quiz_look" in asked(at)) == look and "dec_quiz_next" in asked(at)
+    period = dc.detect_period(words)
+    if look:
+        _, _, row, _ = _by_hand(torch_model, decoder, words, period)
+        best = int(np.argmax(row))
+        reveal(at, "dec_quiz_look", f"{best}: {words[best]}")
+    else:
+        assert any(c.value.startswith("Predict first has no question here") for c in at.caption)
+    probs = torch.softmax(torch.from_numpy(_torch_run(torch_model, decoder, words)[0][-1]), -1).numpy()
+    reveal(at, "dec_quiz_next", decoder.vocab[int(np.argmax(probs))])
+
+
+@pytest.mark.parametrize("step", ["1", "2", "3", "4", "5"])
+def test_presenter_mode_asks_each_question_in_its_own_section(step):
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), predict="1", step=step)
+    expected = {"3": {"dec_quiz_look"}, "4": {"dec_quiz_next"}}.get(step, set())
+    at2 = AppTest.from_file(PAGE, default_timeout=60)
+    at2.session_state["present"] = True
+    at2 = _run(at2, predict="1", step=step)
+    assert set(asked(at2)) == expected
+    assert set(asked(at)) == {"dec_quiz_look", "dec_quiz_next"}  # outside presenter mode: the whole page
+
+
+def test_predict_first_shows_markup_and_unknown_words_literally(decoder, torch_model):
+    """Tags and markdown typed as words become <unk> tokens: the questions show them escaped, and the
+    explanation names the earlier copy as the model reads it (<unk>), not as typed."""
+    text = "<b>cat</b> **sat** <b>cat</b>"
+    lesson = dc.decoder_lesson(decoder, text)
+    words = list(lesson.words)
+    labels = [w if k else f"{w} (<unk>)" for w, k in zip(words, lesson.known, strict=True)]
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1")
+    assert all("<" not in p and "&lt;" in p for p in prompt(at))
+    _, _, row, probs = _by_hand(torch_model, decoder, words, lesson.period)
+    best = int(np.argmax(row))
+    answer = reveal(at, "dec_quiz_look", f"{best}: {labels[best]}")
+    assert "<" not in answer
+    assert lesson.run.tokens[best - 1] == "<unk>" != words[best - 1]  # the shipped model looks after a copy
+    assert md_escape(f"right after an earlier “<unk>” (position {best - 1})") in answer
+    reveal(at, "dec_quiz_next", decoder.vocab[int(np.argmax(probs))])

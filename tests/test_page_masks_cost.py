@@ -11,8 +11,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 import attn_core as ac
 from attn_core import experiments as ex
 from attn_core import lab_results
-from tests.figdata import decode, figure_by_title, z_matrix
+from tests.figdata import decode, figure_by_title, figures, z_matrix
 from tests.lab_checks import app, drive
+from tests.quiz_checks import asked, options, reveal
+from tests.quiz_checks import page as quiz_page
+from ui.common import md_escape
 
 PAGE = "masks_cost.py"
 DEFAULT = "The cat sat on the mat."
@@ -81,3 +84,84 @@ def test_additive_and_bilinear(seed):
     assert study.bilinear_diff < 1e-10
     shown = next(m.value for m in at.metric if m.label.startswith("Max |bilinear"))
     assert shown == f"{study.bilinear_diff:.2e}"
+
+
+# --- predict first ---------------------------------------------------------------------------
+
+
+def _window_count(T: int, radius: int) -> int:
+    """Pairs (i, j) with |i - j| <= r, counted one by one."""
+    return sum(abs(i - j) <= radius for i in range(T) for j in range(T))
+
+
+def _window_titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at) if "Sliding window" in f["layout"]["title"]["text"]]
+
+
+def test_predict_first_is_off_by_default():
+    at = quiz_page(PAGE)
+    assert asked(at) == {} and len(_window_titles(at)) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "radius", "explains"),
+    [
+        (DEFAULT, 2, "but the rows near either end have fewer neighbours: {kept}, not T(2r + 1) = {naive}."),
+        (LONG, 0, "Radius 0 keeps only the diagonal"),
+        ("a b", 1, "With r = 1 ≥ T − 1 = 1 the window reaches every token from every row: it keeps them all."),
+        ("the the the", 8, "With r = 8 ≥ T − 1 = 2 the window reaches every token from every row"),
+    ],
+    ids=["edges", "radius-0", "two-tokens", "repeated-words-wide"],
+)
+def test_predict_first_asks_how_many_scores_the_window_keeps(text, radius, explains):
+    """The window's section asks for its count among distinct wrong counts, and hides the count, its
+    mask and its weights until the reveal; the answer is counted pair by pair."""
+    at = quiz_page(PAGE, predict="1", text=text, radius=str(radius))
+    T = len(ac.tokenize(text))
+    kept, naive = _window_count(T, radius), T * (2 * radius + 1)
+    assert asked(at) == {"masks_quiz_window": "Sliding window"}
+    counts = options(at, "masks_quiz_window")
+    assert str(kept) in counts and all(0 < int(n) <= T * T for n in counts)
+    if naive <= T * T and naive != kept:
+        assert str(naive) in counts  # the count that forgets the edges is offered
+    assert _window_titles(at) == []
+    assert not any(f"{kept} \\text{{ of }} {T}" in x.value and "r =" in x.value for x in at.latex)
+    others = ("Global", "Causal") if radius == 0 else ("Global", "Causal", "Dilated")  # r = 0: dilated = window
+    assert [f"{title} mask (1 = may attend)" for title in others] == [
+        t for t in (f["layout"]["title"]["text"] for f in figures(at)) if t.endswith("(1 = may attend)")
+    ]
+
+    answer = reveal(at, "masks_quiz_window", str(kept))
+    assert f"with the share of the scores kept = {kept / (T * T):.3f}" in answer
+    assert md_escape(explains.format(kept=kept, naive=naive)) in answer
+    assert _window_titles(at) == ["Sliding window mask (1 = may attend)", "Sliding window weights"]
+    assert_array_equal(_z(at, "Sliding window mask"), ex.make_mask("window", T, radius=radius).astype(float))
+    assert _z(at, "Sliding window mask").sum() == kept
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_dilated_mask_equal_to_the_window_waits_for_the_reveal_too(present):
+    """With dilation 1 the dilated mask is the window: its count and charts would answer the
+    question, so they wait for the reveal (in presenter mode the note names the window's section)."""
+    query = {"predict": "1", "dilation": "1"} | ({"step": "4"} if present else {})
+    at = quiz_page(PAGE, present=present, **query)
+    assert not [f for f in figures(at) if "Dilated" in f["layout"]["title"]["text"]]
+    where = "in section 3" if present else "above"
+    assert any(f"reveal your prediction {where}" in i.value and "sliding window's" in i.value for i in at.info)
+    if not present:
+        T = len(ac.tokenize(DEFAULT))
+        reveal(at, "masks_quiz_window", str(_window_count(T, 2)))
+        assert_array_equal(_z(at, "Dilated mask"), _z(at, "Sliding window mask"))
+
+
+def test_predict_first_has_no_question_for_one_token():
+    at = quiz_page(PAGE, predict="1", text="Hi")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question for one token") for c in at.caption)
+    assert len(_window_titles(at)) == 2  # nothing is hidden when nothing is asked
+
+
+@pytest.mark.parametrize("step", ["1", "2", "3", "4", "5", "6"])
+def test_presenter_mode_asks_only_in_the_window_section(step):
+    at = quiz_page(PAGE, present=True, predict="1", step=step)
+    assert asked(at) == ({"masks_quiz_window": "Sliding window mask"} if step == "3" else {})

@@ -33,6 +33,16 @@ def _page() -> AppTest:
     return AppTest.from_file(PAGE, default_timeout=TIMEOUT)
 
 
+def _pair_page(**query: str) -> AppTest:
+    """The page on the "time flies / fruit flies" pair, layer 0, every head and every token
+    (by link: the page itself opens on the "it" sentence and one head)."""
+    at = _page()
+    a, b = PAIR_PRESET.split(" / ")
+    at.query_params.update({"a": a, "b": b, "layer": "0", "heads": ",".join(map(str, range(12))), "focus": "none"})
+    at.query_params.update(query)
+    return at
+
+
 def _run(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -61,6 +71,7 @@ def _code_tokens(at: AppTest) -> list[str]:
 def test_sentence_pair_head_view_filters(loaded):
     at = _run(_page())
     at.selectbox(key="rm_preset").set_value(PAIR_PRESET)
+    at.multiselect(key="rm_heads").set_value(list(range(12)))
     at.selectbox(key="rm_layer").set_value(2)
     at.slider(key="rm_threshold").set_value(0.1)
     _run(at)
@@ -90,7 +101,7 @@ def test_sentence_pair_head_view_filters(loaded):
 
 
 def test_focus_heads_and_hidden_special_tokens(loaded):
-    at = _run(_page())
+    at = _run(_pair_page())
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
     at.multiselect(key="rm_heads").set_value([0, 4])
     at.selectbox(key="rm_focus").set_value(3)
@@ -107,7 +118,7 @@ def test_focus_heads_and_hidden_special_tokens(loaded):
 
 
 def test_views_switch_and_show_the_models_numbers(loaded):
-    at = _run(_page())
+    at = _run(_pair_page())
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
     at.selectbox(key="rm_layer").set_value(4)
     at.radio(key="rm_view").set_value("model")
@@ -268,16 +279,27 @@ def test_missing_model_files_leave_a_clear_message(monkeypatch, tmp_path):
     assert not home.exception and home.title
 
 
+def _it_head_by_hand(loaded) -> tuple[int, int]:
+    """The head in which "it" gives "animal" the most weight in the "tired" sentence, found
+    here from the model's attentions (not through models.it_head)."""
+    att = models.extract_attentions(loaded, TIRED)
+    on_animal = att.attentions[:, :, att.tokens.index("it"), att.tokens.index("animal")]
+    layer, head = np.unravel_index(np.argmax(on_animal), on_animal.shape)
+    return int(layer), int(head)
+
+
 def test_the_it_head_suggestion_states_the_models_own_numbers(loaded):
-    """The caption about layer 3, head 1 is computed; here it is checked against the model run
-    on each animal sentence alone, by hand."""
+    """The caption about the suggested head is computed; here the head and its numbers are
+    checked against the model run on each animal sentence alone, by hand."""
     at = _run(_page())
+    layer, head = _it_head_by_hand(loaded)
+    assert models.it_head(loaded) == (layer, head)
     numbers = {}
     for label, text in (("tired", TIRED), ("congested", CONGESTED)):
         att = models.extract_attentions(loaded, text)
-        row = att.attentions[3, 1, att.tokens.index("it")]
+        row = att.attentions[layer, head, att.tokens.index("it")]
         numbers[label] = (row[att.tokens.index("animal")], row[att.tokens.index("street")], att.tokens[row.argmax()])
-    caption = next(c.value for c in at.caption if "layer 3, head 1" in c.value)
+    caption = next(c.value for c in at.caption if f"layer {layer}, head {head}:" in c.value)
     (ta, ts, _), (ca, cs, ctop) = numbers["tired"], numbers["congested"]
     assert f"puts {ta:.2f} of its weight on “animal” ({ts:.2f} on “street”)" in caption
     assert f"{ca:.2f} on “animal” and {cs:.2f} on “street”" in caption
@@ -285,46 +307,98 @@ def test_the_it_head_suggestion_states_the_models_own_numbers(loaded):
     assert ctop == "animal" and "still gets the most weight" in caption
 
 
-def test_the_sink_sentence_counts_the_models_heads(loaded):
+def test_the_intro_says_what_the_model_is_from_its_own_files(loaded):
+    """BERT's architecture, but a MiniLM starting point and a fine-tuning for sentence embeddings:
+    each part read from the shipped config.json and model card, checked here against them."""
+    import json
+
+    folder = models.default_model_dir()
+    config = json.loads((folder / "config.json").read_text())
+    card = (folder / "README.md").read_text()
+    at = _run(_page())
+    intro = at.markdown[0].value
+    assert (
+        f"It has BERT's architecture (its config.json: {config['architectures'][0]}, "
+        f"{config['num_hidden_layers']} layers of {config['num_attention_heads']} heads), but it starts from "
+        f"{config['_name_or_path']}, a MiniLM distilled from a larger model"
+    ) in intro
+    assert type(loaded.model).__name__ == config["architectures"][0] == "BertModel"
+    assert "fine-tune" in card and "its model card, shipped with it, says it was then fine-tuned" in intro
+    assert "So its heads may not do what papers report for BERT-base's." in intro
+
+
+def test_rollout_and_attention_weights_are_not_called_attributions(loaded):
     at = _page()
-    at.query_params["view"] = "model"
+    at.query_params["view"] = "summaries"
     _run(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "how much each input token contributes" not in text
+    assert "It is a heuristic, not a measurement: it uses the attention weights only and ignores the values" in text
+    assert "an attention weight shows where a head looks, not how much a token matters to the output" in text
+
+
+def test_the_sink_sentence_counts_the_models_heads(loaded):
+    at = _run(_pair_page(view="model"))
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
     on_cls = att.attentions[..., 0].astype(np.float64).mean(axis=-1)  # (L, H) averaged over the queries
     on_sep = att.attentions[..., -1].astype(np.float64).mean(axis=-1)
     text = " ".join(m.value for m in at.markdown)
     assert f"{int((on_cls > 0.5).sum())} of the 72 heads put more than half" in text
     assert f"on [CLS], and {int((on_sep > 0.5).sum())} on the final [SEP]" in text
+    assert "Such a “sink” is usually read as the place a head puts its weight" in text and "Clark et al." in text
     assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
+
+
+def test_the_model_view_counts_how_the_heads_differ(loaded):
+    """ "Heads differ" names counts read from the attentions: heads on the previous and the next
+    token (a loop over every head and query) and heads whose rows are nearly even."""
+    at = _run(_pair_page(view="model"))
+    a = models.extract_attentions(loaded, *PAIR_PRESET.split(" / ")).attentions.astype(np.float64)
+    L, H, T, _ = a.shape
+    prev = np.array([[np.mean([a[i, h, t, t - 1] for t in range(1, T)]) for h in range(H)] for i in range(L)])
+    nxt = np.array([[np.mean([a[i, h, t, t + 1] for t in range(T - 1)]) for h in range(H)] for i in range(L)])
+    p = np.clip(a, 1e-300, 1)
+    even = (-(a * np.log(p)).sum(axis=-1) / np.log(T)).mean(axis=-1)  # (L, H) entropy over its maximum
+    layer, head = np.unravel_index(np.argmax(prev), prev.shape)
+    text = " ".join(m.value for m in at.markdown)
+    n = int((prev > 0.5).sum())
+    assert (
+        f"Heads differ. Here {n} head{' puts' if n == 1 else 's put'} more than half of their attention on the "
+        f"previous token (the most: layer {layer}, head {head}, {prev[layer, head]:.2f}), "
+        f"{int((nxt > 0.5).sum())} on the next token, and {int((even > 0.8).sum())} spread it widely" in text
+    )
+    assert (prev > 0.5).sum() > 0, "all-MiniLM-L6-v2 has previous-token heads on this input"
 
 
 def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):
     """With "Predict first" on, the two "it" questions are about the view's own layer and head,
     their answers are the model's argmax and weight, and the it-head caption keeps its numbers
     back until both answers are revealed."""
+    layer, head = _it_head_by_hand(loaded)
+    where = f"layer {layer}, head {head}"
     at = _page()
-    at.query_params.update({"view": "model", "layer": "3", "head": "1", "predict": "1"})
+    at.query_params.update({"view": "model", "layer": str(layer), "head": str(head), "predict": "1"})
     _run(at)
-    assert not any("puts" in c.value and "layer 3, head 1" in c.value for c in at.caption)
+    assert not any("puts" in c.value and where in c.value for c in at.caption)
     assert any("stay hidden" in c.value or "stays hidden" in c.value for c in at.caption)
+    assert not any("“animal”" in m.value for m in at.markdown if m.value.startswith("- "))  # nor the footer
     for label, text in (("tired", TIRED), ("congested", CONGESTED)):
         att = models.extract_attentions(loaded, text)
-        row = att.attentions[3, 1, att.tokens.index("it")].astype(np.float64)
+        row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
         at.button(key=f"rm_quiz_{label}_reveal").click()
         _run(at)
         shown = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
         assert md_escape(f"{row.argmax()}: {att.tokens[row.argmax()]}") in shown
         assert f"{row.max():.3f}" in shown
-    assert any("puts" in c.value and "layer 3, head 1" in c.value for c in at.caption)
+    assert any("puts" in c.value and where in c.value for c in at.caption)
 
 
 def test_presenter_mode_steps_through_the_views(loaded):
     """Presenter mode (?present=1): Back and Next replace the View radio and walk through the five
     views in the URL's ``view``; the model, the examples and Predict first move to the sidebar;
     the chart comes straight after the view's pickers, the tokens and the download below it."""
-    at = _page()
+    at = _pair_page(view="model", layer="2", head="5")
     at.session_state["present"] = True
-    at.query_params.update({"view": "model", "layer": "2", "head": "5"})
     _run(at)
     assert not [r for r in at.radio if r.key == "rm_view"], "the View radio is drawn in presenter mode"
     progress = [m.value for m in at.markdown if m.value.startswith("**View ")]
@@ -335,7 +409,9 @@ def test_presenter_mode_steps_through_the_views(loaded):
     big = figure_by_title(at, "Layer 2, head 5")
     np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[2, 5], atol=1e-6)
     order = [node.type for node in at.main]  # the main area top to bottom
-    assert order.index("plotly_chart") < order.index("code") and order[-1] == "download_button"  # the .npz
+    npz = len(order) - 1 - order[::-1].index("download_button")  # the .npz: the last download on the page
+    assert order.index("plotly_chart") < order.index("code") < npz
+    assert set(order[npz + 1 :]) <= {"divider", "subheader", "markdown", "flex_container"}  # only the footer
 
     at.button(key="rm_view_next").click()
     _run(at)
@@ -364,7 +440,7 @@ def test_presenter_mode_steps_through_the_views(loaded):
 def test_switching_presenter_mode_keeps_the_view():
     """The View radio and presenter mode's Back and Next hold the same setting: a view chosen in
     one mode is the one shown after switching to the other, both ways."""
-    at = _run(_page())
+    at = _run(_pair_page())
     at.radio(key="rm_view").set_value("neuron")
     _run(at)
     at.session_state["present"] = True
@@ -377,3 +453,68 @@ def test_switching_presenter_mode_keeps_the_view():
     _run(at)
     assert at.radio(key="rm_view").value == "summaries"
     assert figure_by_title(at, "Rollout through layer 0")
+
+
+def test_the_page_opens_on_one_head_with_it_picked(loaded):
+    """No link, no sentence from another page: the "it" sentence alone, the head the page
+    suggests for "it" (found here by hand), "it" picked, and only that head's lines from "it";
+    every one of these is a default, so the address bar stays empty. "All 12 heads" is one
+    click away, and one more click comes back."""
+    layer, head = _it_head_by_hand(loaded)
+    at = _run(_page())
+    att = models.extract_attentions(loaded, TIRED)
+    it = att.tokens.index("it")
+    assert (at.text_area(key="rm_a").value, at.text_area(key="rm_b").value) == (TIRED, "")
+    assert at.selectbox(key="rm_layer").value == layer and at.multiselect(key="rm_heads").value == [head]
+    assert at.selectbox(key="rm_focus").value == it and at.radio(key="rm_view").value == "head"
+    assert dict(at.query_params) == {}
+    shown = _lines(figure_by_title(at, f"Head view, layer {layer}"))
+    expected = {(head, it, j) for j in range(att.T) if att.attentions[layer, head, it, j] >= 0.05}
+    assert set(shown) == expected and expected
+    at.button(key="rm_heads_button").click()
+    _run(at)
+    assert at.multiselect(key="rm_heads").value == list(range(12))
+    assert {h for h, _, _ in _lines(figure_by_title(at, f"Head view, layer {layer}"))} == {
+        h for h in range(12) if (att.attentions[layer, h, it] >= 0.05).any()
+    }
+    assert at.button(key="rm_heads_button").label == f"Only head {head}"
+    at.button(key="rm_heads_button").click()
+    _run(at)
+    assert at.multiselect(key="rm_heads").value == [head]
+
+
+def test_a_sentence_from_another_page_opens_with_its_it_picked(loaded):
+    """The app's sentence (typed on another page) becomes sentence A, with its own "it" picked;
+    a sentence without "it" shows every token. A link's own sentence still wins."""
+    at = _page()
+    at.session_state["app_sentence"] = "My dog sat down because it was tired"
+    _run(at)
+    tokens = models.extract_attentions(loaded, "My dog sat down because it was tired").tokens
+    assert at.text_area(key="rm_a").value == "My dog sat down because it was tired"
+    assert at.selectbox(key="rm_focus").value == tokens.index("it")
+    assert any(c.value == "Sentence A is your sentence from another page." for c in at.caption)
+    at.text_area(key="rm_a").set_value("The cat sat on the mat.")
+    _run(at)
+    assert at.selectbox(key="rm_focus").value is None and at.query_params["focus"] == "none"
+    assert not any("from another page" in c.value for c in at.caption)
+    link = _page()
+    link.session_state["app_sentence"] = "My dog sat down because it was tired"
+    link.query_params["a"] = "Time flies."
+    _run(link)
+    assert link.text_area(key="rm_a").value == "Time flies."
+
+
+def test_the_footer_states_the_models_numbers_and_links_to_the_decoder(loaded):
+    layer, head = _it_head_by_hand(loaded)
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    app.switch_page("lessons/real_model.py").run()
+    assert not app.exception
+    lines = next(m.value for m in app.markdown if m.value.startswith("- ") and "patterns" in m.value)
+    att = models.extract_attentions(loaded, TIRED)
+    on_cls = int((att.attentions[..., 0].astype(np.float64).mean(axis=-1) > 0.5).sum())
+    assert f"read your {att.T} tokens in 72 patterns of their own; {on_cls} of the heads" in lines
+    rows = {label: models.extract_attentions(loaded, text) for label, text in (("t", TIRED), ("c", CONGESTED))}
+    weights = [r.attentions[layer, head, r.tokens.index("it"), r.tokens.index("animal")] for r in rows.values()]
+    assert f"In layer {layer}, head {head}, the head this page opens on, “it” gives “animal” {weights[0]:.2f}" in lines
+    assert f"and {weights[1]:.2f} in the “congested” one" in lines
+    assert [(el.proto.label, el.proto.page) for el in app.get("page_link")][-1] == ("Decoder (causal)", "decoder")

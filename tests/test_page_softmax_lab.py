@@ -103,3 +103,17 @@ def test_softmax_competes_sigmoid_does_not(index, delta):
 def test_extreme_controls_stay_finite():
     at = drive(PAGE, lab_m=100.0, lab_delta=20.0, lab_T=64)
     assert_finite_figures(at)
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_the_winning_key_is_highlighted_in_both_saturation_charts(seed):
+    """The key with the largest score (argmax found here from the scores) is the one bar drawn
+    in the highlight colour, with its label in bold, in both charts of section 1."""
+    at = drive(PAGE, lab_seed=seed)
+    winner = int(np.argmax(_lab(seed=seed).saturation.scores))
+    for title in ("Weights softmax(s)", "Weights softmax(m·s)"):
+        fig = figure_by_title(at, title)
+        colours = fig["data"][0]["marker"]["color"]
+        assert [n for n, c in enumerate(colours) if c != colours[0 if winner else 1]] == [winner]
+        ticks = fig["layout"]["xaxis"]["ticktext"]
+        assert [n for n, t in enumerate(ticks) if t.startswith("<b>")] == [winner]

@@ -16,6 +16,7 @@ from attn_core.figures import safe_label
 from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
 from tests.hostile_corpus import HOSTILE
+from tests.quiz_checks import asked, options, reveal
 from ui.common import PRESETS
 
 PAGE = str(ROOT / "lessons" / "step_by_step.py")
@@ -238,8 +239,11 @@ def test_worked_cell_writes_out_the_real_numbers():
     tail = z_block.split("&= ")[-1]
     for value in z_i:
         assert fmt2(value) in tail
-    bar = figure_by_title(at, "Worked cell: row i of the attention weights")
+    bar = figure_by_title(at, f"Worked cell: row {i} of the attention weights, key {j} highlighted")
     np.testing.assert_allclose(decode(bar["data"][0]["y"]), steps.weights[i], rtol=1e-12)
+    colours = bar["data"][0]["marker"]["color"]  # key j in the highlight colour, every other bar alike
+    assert [n for n, c in enumerate(colours) if c != colours[0 if j else 1]] == [j]
+    assert bar["layout"]["xaxis"]["ticktext"][j].startswith("<b>")
     assert any(c.value.startswith("Query i = 3:") for c in at.caption)
 
 
@@ -305,6 +309,7 @@ def test_hostile_text_is_shown_literally_everywhere():
         assert not re.search(r"<\s*/?\s*(script|img|a\b)", spec, re.IGNORECASE)
         hover = json.dumps([t.get("customdata") for t in fig["data"]], ensure_ascii=False)
         labels = "".join(t for axis in ("xaxis", "yaxis") for t in fig["layout"][axis].get("ticktext", []))
+        labels = labels.replace("<b>", "", 1).replace("</b>", "", 1)  # the highlighted key's label: our own bold
         assert not any(ch in hover or ch in labels for ch in "<>")  # escaped as &lt; &gt;
     # No user text inside LaTeX; markdown and captions escape it.
     for body in latex_bodies(at):
@@ -447,6 +452,96 @@ def test_the_spread_sentence_is_the_pages_own_x(query):
     assert lesson.stats.x_mean_square == pytest.approx(np.mean(x**2))
 
 
+def test_step6_says_what_the_number_means_before_the_detail():
+    for query in ({}, {"x100": "1"}):
+        text = _step6(run_page(**query))
+        plain = text.index("In plain words: after the division, how widely the scores spread no longer depends on d_k")
+        assert plain < text.index("In this run std(S̃) =") < text.index("Here it is ")
+        assert ("(and on the ×100 switch, on now)" in text) == ("x100" in query)
+
+
+def _markdown(at: AppTest, start: str) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(start))
+
+
+@pytest.mark.parametrize("pos", ["1", "0"])
+def test_step2_says_attention_alone_sees_a_set(pos):
+    """Reverse the sentence: without positions every output is only reordered; with them the
+    outputs change. Both numbers are recomputed here by embedding the reversed words."""
+    at = run_page(pos=pos)
+    tokens = ac.tokenize(PRESETS[0], max_tokens=64)
+    w = ac.init_weights(16, 4, seed=0)
+
+    def out(words: list[str], positional: bool) -> np.ndarray:
+        return ac.attention_steps(ac.embed(words, 16, seed=0, positional=positional), w.w_q, w.w_k, w.w_v).output
+
+    set_gap = np.max(np.abs(out(tokens[::-1], False) - out(tokens, False)[::-1]))
+    text = _markdown(at, "Without positions, attention treats the sentence as a set of words")
+    assert set_gap < 1e-14 and re.search(r"max \|Δ\| = (0|\d\.\de−1[4-7]), rounding\)", text), text
+    if pos == "1":
+        moved = np.max(np.abs(out(tokens[::-1], True) - out(tokens, True)[::-1]))
+        assert f"reading it backwards changes the outputs by up to {moved:.2f}." in text
+    else:
+        assert "reading it backwards changes" not in text
+    assert "BERT and GPT-2 learn a position vector for each place" in text and "(RoPE)" in text
+
+
+@pytest.mark.parametrize("query", [{}, {"causal": "1"}, {"text": PRESETS[1], "d_k": "8"}])
+def test_step5_counts_the_rows_where_a_longer_key_wins(query):
+    at = run_page(**query)
+    _, _, steps = engine(
+        text=query.get("text", PRESETS[0]), causal=query.get("causal") == "1", d_k=int(query.get("d_k", 4))
+    )
+    q, k = trace_z(at, "Step 4: Q, K, V", "Q"), trace_z(at, "Step 4: Q, K, V", "K")
+    np.testing.assert_allclose(q, steps.q, atol=1e-12)
+    T = len(q)
+    differs = 0
+    for i in range(T):
+        keys = range(i + 1) if query.get("causal") == "1" else range(T)
+        by_score = max(keys, key=lambda j: q[i] @ k[j])
+        by_cos = max(keys, key=lambda j: q[i] @ k[j] / np.linalg.norm(k[j]))  # |q_i| is the same for every j
+        differs += by_score != by_cos
+    text = _markdown(at, "Row i compares token i's query")
+    assert "q·k = |q| |k| cos θ" in text and "So it is not the cosine similarity, which ignores length." in text
+    assert "the more the two vectors point the same way, the larger the score" not in text
+    if differs:
+        assert f"in {differs} of the {T} rows the highest score goes to a key that is not the one pointing" in text
+    else:
+        assert f"all {T} rows give their highest score to the key that points most nearly along" in text
+
+
+@pytest.mark.parametrize(("query", "zeros", "under"), [({}, 0, 0), ({"causal": "1"}, 21, 0)])
+def test_step8_says_non_negative_and_counts_the_zero_weights(query, zeros, under):
+    at = run_page(**query)
+    weights = trace_z(at, "Step 8: attention weights")
+    assert int((weights == 0).sum()) == zeros and weights.min() >= 0
+    text = _markdown(at, "The softmax turns each row into weights that are never negative")
+    assert "positive weights" not in text
+    if zeros:
+        assert f"Here {zeros} of the {weights.size} weights are exactly 0: the masked cells." in text
+    else:
+        assert f"none of the {weights.size} weights is 0" in text
+
+
+def test_step8_names_weights_that_underflow_to_zero():
+    """×100 on a long causal sentence: some unmasked weights round to exactly 0 as well."""
+    query = {"text": PRESETS[1], "causal": "1", "x100": "1", "d_k": "16"}
+    at = run_page(**query)
+    _, _, steps = engine(text=PRESETS[1], causal=True, x100=True, d_k=16)
+    zeros, masked = int((steps.weights == 0).sum()), int((~steps.mask).sum())
+    assert (zeros, masked) == (67, 66)  # one allowed weight rounds to 0 in this run
+    assert int((trace_z(at, "Step 8: attention weights") == 0).sum()) == zeros
+    text = _markdown(at, "The softmax turns each row into weights that are never negative")
+    assert f"Here {zeros} of the {steps.weights.size} weights are exactly 0: {masked} masked cells and " in text
+    assert f"and {zeros - masked} whose exponential is too small for a float64" in text
+
+
+def test_step9_names_the_feed_forward_networks_own_residual():
+    at = run_page()
+    text = _markdown(at, "Each output row is a blend of the value rows")
+    assert "then passed through a feed-forward network, which has its own residual and normalisation" in text
+
+
 def test_mean_square_inputs_give_scaled_scores_of_about_their_mean_square():
     """The general claims of Step 6: with mean-0 random weights, the mean square of X's
     entries is what sets the spread (unit-variance inputs: std(S~) about 1), and the
@@ -554,3 +649,62 @@ def test_predict_first_in_presenter_mode_says_where_the_question_is():
     at2.run()
     assert [b.key for b in at2.main.button if b.key == "sbs_quiz_reveal"] == ["sbs_quiz_reveal"]
     assert not any("on step 8" in i.value for i in at2.info)
+
+
+STEP_8 = "Step 8 · Attention weights (softmax)"
+
+
+def test_predict_first_is_asked_in_step_8():
+    """The question lives in step 8's section (under its heading, before step 9's), so presenter
+    mode shows it there and only there; steps 9 and the worked cell point back to step 8."""
+    assert asked(run_page(predict="1")) == {"sbs_quiz": STEP_8}
+    assert asked(run_page()) == {}
+    for step in ("9", "10"):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state["present"] = True
+        at = rerun_with(at, predict="1", step=step)
+        assert asked(at) == {}
+        assert at.info and all("Hidden until you reveal your prediction on step 8" in i.value for i in at.info)
+
+
+def rerun_with(at: AppTest, **query: str) -> AppTest:
+    at.query_params.update(query)
+    return rerun(at)
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "i"),
+    [("Hi there", {}, 1), ("the cat the", {"pos": "0"}, 1), ("the the cat", {"pos": "0", "causal": "1"}, 1)],
+    ids=["two-tokens", "repeated-words-no-positions", "causal-repeat"],
+)
+def test_predict_first_with_two_tokens_and_tied_repeats(text, query, i):
+    """Repeated words without positions have equal keys, so their weights tie exactly: the tied keys
+    are one option, and that option is the answer. Options are always distinct."""
+    at = run_page(predict="1", text=text, i=str(i), **query)
+    overrides = {"text": text, "pos": query.get("pos") != "0", "causal": query.get("causal") == "1"}
+    tokens, _, steps = engine(**overrides)
+    row = steps.weights[i]
+    tied = [j for j in range(len(tokens)) if row[j] == row.max()]
+    label = " or ".join(f"{j}: {tokens[j]}" for j in tied)
+    assert label in options(at, "sbs_quiz")
+    assert len(options(at, "sbs_quiz")) == len(tokens) - len(tied) + 1
+    answer = reveal(at, "sbs_quiz", label)
+    assert f"the largest weight in the row = {row.max():.3f}" in answer
+    assert ("tie for the most weight" in answer) == (len(tied) > 1)
+    assert len(tied) == (1 if text == "Hi there" else 2)  # the tie is really there
+
+
+def test_predict_first_has_no_question_where_every_key_ties():
+    """Three equal keys (one word three times, no positions) tie in every row: nothing to ask, the page
+    says so, and the weights are shown."""
+    at = run_page(predict="1", text="the the the", pos="0")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question for query 2") for c in at.caption)
+    np.testing.assert_allclose(trace_z(at, "Step 8: attention weights"), np.full((3, 3), 1 / 3))
+
+
+def test_predict_first_has_no_question_for_one_token():
+    at = run_page(predict="1", text="Hi")
+    assert asked(at) == {}
+    assert any(c.value.startswith("Predict first has no question for one token") for c in at.caption)
+    assert "Step 8: attention weights" in [f["layout"]["title"]["text"] for f in figures(at)]  # nothing hidden

@@ -80,9 +80,24 @@ def test_a_real_head_shows_the_models_own_numbers(reference, layer, head):
     (note,) = at.success
     error = float(re.search(r"max \|Δ\| = (\d\.\de[+-]\d+)", note.value).group(1))
     assert error < 1e-4 and "differ" not in note.value
-    # The random-weight controls do not apply to a real head and are disabled.
-    assert at.slider(key="sbs_d_model").disabled and at.slider(key="sbs_d_k").disabled
+    # The random-weight controls do not apply to a real head: the size sliders show the model's
+    # own sizes (read here from the reference model's arrays) and cannot move.
+    d_model_box, d_k_box = at.slider(key="sbs_d_model_model"), at.slider(key="sbs_d_k_model")
+    assert (d_model_box.value, d_k_box.value) == (want["x"].shape[1], d_k) == (384, 32)
+    assert d_model_box.disabled and d_k_box.disabled
+    assert [s.key for s in at.slider if s.key in ("sbs_d_model", "sbs_d_k")] == []
     assert at.toggle(key="sbs_pos").disabled and not at.toggle(key="sbs_causal").disabled
+
+
+def test_the_random_heads_sizes_come_back_after_a_real_head():
+    """Sizes set for random weights (from the link) survive a visit to a real head."""
+    at = run_page(d_model="20", d_k="6")
+    at.radio(key="sbs_weights").set_value("real").run()
+    assert not at.exception and at.slider(key="sbs_d_model_model").value == 384
+    assert at.query_params["d_model"] == "20" and at.query_params["d_k"] == "6"
+    at.radio(key="sbs_weights").set_value("random").run()
+    assert (at.slider(key="sbs_d_model").value, at.slider(key="sbs_d_k").value) == (20, 6)
+    assert not at.slider(key="sbs_d_model").disabled
 
 
 def test_switches_still_work_on_a_real_head(reference):

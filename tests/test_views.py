@@ -165,3 +165,38 @@ def test_mean_distance_of_known_heads(T):
 def test_mean_distance_checks_the_shape(shape):
     with pytest.raises(ValueError, match=r"\(L, H, T, T\), got " + re.escape(str(shape))):
         views.mean_distance(np.full(shape, 0.25))
+
+
+def test_offset_share_reads_the_neighbour_diagonals():
+    rng = np.random.default_rng(4)
+    a = rng.random((2, 3, 6, 6))
+    a /= a.sum(axis=-1, keepdims=True)
+    prev, nxt = views.offset_share(a, 1), views.offset_share(a, -1)
+    for layer in range(2):
+        for head in range(3):
+            assert prev[layer, head] == pytest.approx(np.mean([a[layer, head, t, t - 1] for t in range(1, 6)]))
+            assert nxt[layer, head] == pytest.approx(np.mean([a[layer, head, t, t + 1] for t in range(0, 5)]))
+    assert views.offset_share(np.ones((1, 1, 1, 1)), 1).tolist() == [[0.0]]  # no query has a previous token
+
+
+def test_spread_is_one_for_uniform_rows_and_zero_for_one_hot_rows():
+    T = 5
+    uniform = np.full((1, 1, T, T), 1 / T)
+    one_hot = np.broadcast_to(np.eye(T), (1, 1, T, T))
+    both = np.concatenate([uniform, one_hot], axis=1)  # (1, 2, T, T)
+    np.testing.assert_allclose(views.spread(both), [[1.0, 0.0]], atol=1e-12)
+    row = np.array([0.5, 0.25, 0.25, 0.0, 0.0])  # entropy 1.5 bits
+    assert views.spread(np.broadcast_to(row, (1, 1, T, T)))[0, 0] == pytest.approx(1.5 / np.log2(T))
+
+
+def test_head_roles_count_previous_next_and_broad_heads():
+    T = 6
+    previous = np.eye(T, k=-1)
+    previous[0, 0] = 1.0  # the first token has no previous one: it looks at itself
+    nxt = np.eye(T, k=1)
+    nxt[-1, -1] = 1.0
+    uniform = np.full((T, T), 1 / T)
+    a = np.stack([previous, nxt, uniform, 0.6 * previous + 0.4 * uniform])[None]  # (1, 4, T, T)
+    roles = views.head_roles(a)
+    assert (roles.n_previous, roles.n_next, roles.n_broad) == (2, 1, 1)
+    assert roles.strongest_previous == (0, 0, 1.0)

@@ -26,6 +26,44 @@ def test_lesson_is_the_engine_run_on_the_source():
     assert lesson.stats.scaled_std == pytest.approx(lesson.stats.scores_std * 3.0 / 2.0)
 
 
+@pytest.mark.parametrize(
+    "text", ["the cat saw the dog", "The animal didn't cross the street because it was too tired."]
+)
+def test_order_check_reverses_the_sentence_with_and_without_positions(text):
+    """Without positions (and without a mask) reading the sentence backwards only reverses the
+    outputs; with the sinusoids added it changes them. Checked by embedding the reversed words."""
+    tokens = ac.tokenize(text)
+    order = run(text).order
+    w = ac.init_weights(16, 4, seed=0)
+
+    def out(words: list[str], positional: bool) -> np.ndarray:
+        return ac.attention_steps(ac.embed(words, 16, seed=0, positional=positional), w.w_q, w.w_k, w.w_v).output
+
+    plain, backwards = out(tokens, False), out(tokens[::-1], False)
+    assert np.max(np.abs(backwards - plain[::-1])) < 1e-14 and order.set_gap < 1e-14
+    moved = np.max(np.abs(out(tokens[::-1], True) - out(tokens, True)[::-1]))
+    assert order.order_gap == pytest.approx(moved, rel=1e-9) and moved > 0.1
+    # positions off: no positions to take out, and the same answer for the set
+    off = wt.lesson(wt.seeded_source(tuple(tokens), 16, 4, seed=0, positional=False)).order
+    assert off.order_gap is None and off.set_gap < 1e-14
+
+
+def test_zero_weights_and_rows_where_length_beats_direction():
+    for kwargs in ({}, {"causal": True}, {"causal": True, "multiplier": 100.0}):
+        lesson = run("The animal didn't cross the street because it was too tired.", **kwargs)
+        s, stats = lesson.steps, lesson.stats
+        assert stats.n_zero_weights == int((s.weights == 0).sum()) >= stats.n_masked
+        differs = 0
+        for i in range(s.q.shape[0]):
+            keys = [j for j in range(s.k.shape[0]) if np.isfinite(s.masked[i, j])]
+            by_score = max(keys, key=lambda j: s.q[i] @ s.k[j])
+            by_cos = max(keys, key=lambda j: s.q[i] @ s.k[j] / (np.linalg.norm(s.q[i]) * np.linalg.norm(s.k[j])))
+            differs += by_score != by_cos
+        assert stats.top_not_aligned == differs
+    assert run().stats.n_zero_weights == 0
+    assert run("The animal didn't cross the street because it was too tired.", causal=True).stats.top_not_aligned > 0
+
+
 @pytest.mark.parametrize("multiplier", [1.0, 100.0])
 @pytest.mark.parametrize(("i", "j"), [(0, 0), (3, 1), (1, 4), (4, 4)])
 def test_cell_walkthrough_matches_the_engine(i, j, multiplier):

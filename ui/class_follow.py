@@ -261,7 +261,7 @@ def _publish(page: StreamlitPage) -> None:
         page=page.url_path,
         params=params,
         section=st.session_state.get(present.SECTION_KEY, ""),
-        single=present.on(),
+        single=present.paged(),
         questions=tuple(st.session_state.get(ASKED, ())),
     )
     if st.session_state.get(PUBLISHED) == view:

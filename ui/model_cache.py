@@ -42,6 +42,14 @@ def try_load(name: str | None = None) -> tuple[LoadedModel | None, str | None]:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
+def it_head(_loaded: LoadedModel, name: str) -> tuple[int, int]:
+    """``attn_core.models.it_head``: the (layer, head) the pages suggest for "it", once per model."""
+    from attn_core import models
+
+    return models.it_head(_loaded)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
 def it_rows(_loaded: LoadedModel, name: str, layer: int, head: int) -> dict[str, dict]:
     """``attn_core.models.it_rows``, once per model and head for every session."""
     from attn_core import models

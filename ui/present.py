@@ -36,9 +36,18 @@ def on() -> bool:
     return bool(st.session_state.get(KEY, False))
 
 
-def single() -> bool:
-    """One section at a time: presenter mode, or a student following a teacher who presents."""
-    return on() or bool(st.session_state.get(FOLLOW_KEY))
+def following() -> bool:
+    """Whether this session is a student following a class whose teacher presents (class mode)."""
+    return bool(st.session_state.get(FOLLOW_KEY))
+
+
+STEPWISE = "one_step_at_a_time"  # a student's switch (ui.outline): long pages one section at a time
+
+
+def paged() -> bool:
+    """Whether a Deck shows one section at a time: in presenter mode, by a student's choice, or
+    for a student following a teacher whose screen does (class mode)."""
+    return on() or bool(st.session_state.get(STEPWISE, False)) or following()
 
 
 def toggle() -> None:
@@ -61,7 +70,7 @@ def intro(text: str) -> None:
     """A page's opening paragraph: shown normally, left out in presenter mode, where the
     screen height goes to the step being shown (the teacher says it instead), and so for a
     student following a teacher who presents."""
-    if not single():
+    if not (on() or following()):
         st.markdown(text)
 
 
@@ -95,7 +104,11 @@ class Deck:
         return min(max(step, 1), len(self.titles)) - 1
 
     def shows(self, index: int) -> bool:
-        return not single() or index == self.current
+        return not paged() or index == self.current
+
+    def anchor(self, index: int) -> str:
+        """The id of section ``index``'s heading, for links to it: "sbs-step-4"."""
+        return f"{self.step_key.replace('_', '-')}-{index + 1}"
 
     def section(self, index: int, ready: bool = True) -> bool:
         """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
@@ -106,23 +119,30 @@ class Deck:
             return False
         title = self.titles[index]
         if self.numbered:
-            st.header(f"{index + 1}. {title}")
+            st.header(f"{index + 1}. {title}", anchor=self.anchor(index))
         else:
-            counted = self.counted or len(self.titles)
-            st.subheader(f"{self.noun} {index + 1} · {title}" if index < counted else title)
+            st.subheader(self.heading(index), anchor=self.anchor(index))
         return True
+
+    def heading(self, index: int) -> str:
+        """Section ``index`` as section() titles it: "Step 4 · Queries, keys and values"."""
+        counted = self.counted or len(self.titles)
+        if self.numbered:
+            return f"{index + 1}. {self.titles[index]}"
+        return f"{self.noun} {index + 1} · {self.titles[index]}" if index < counted else self.titles[index]
 
     def _move(self, by: int) -> None:
         k = min(max(self.current + by, 0), len(self.titles) - 1)
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
-        """Back, the progress line and Next (presenter mode only; a following student gets the line alone)."""
-        if not single():
+        """Back, the progress line and Next (presenter mode, or one step at a time; a student
+        following a class gets the line alone)."""
+        if not paged():
             return
         n, k = len(self.titles), self.current
         st.session_state[SECTION_KEY] = self.progress(k).replace("**", "")
-        if st.session_state.get(FOLLOW_KEY):
+        if following():
             st.markdown(self.progress(k))
             return
         if self.values is not None:

@@ -6,6 +6,9 @@ into range, and anything unreadable gives the default. After the widgets are dra
 writes its settings back, leaving out every value that equals its default so links stay
 short. Parameters the page does not own (``present``, another page's) are left alone.
 
+A page's sentence (a Param with ``shared=True``) also carries to the other pages: see
+ui.sentence for how it and a link's own sentence interact.
+
 Streamlit's own ``bind="query-params"`` resets an out-of-range value to the default instead
 of clamping it, and names the parameter after the widget key; this module clamps, and keeps
 the widget keys page-prefixed while the URL names stay short.
@@ -19,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+
+from ui import sentence
 
 # Set to a new value when something outside the page replaced this session's URL (a class's
 # teacher, ui.class_follow): every page then reads its widgets from the URL again.
@@ -46,6 +51,7 @@ class Param:
     max_chars: int = 2000
     step: float | None = None  # a "float" is moved to the nearest multiple of step (from lo)
     allow_empty: bool = False  # "text": an empty value is a value (an optional second sentence)
+    shared: bool = False  # "text": the page's sentence, carried across pages (ui.sentence)
 
     def parse(self, raw: str | None) -> Any:
         """The value ``raw`` (from the URL) stands for, or the default."""
@@ -136,7 +142,9 @@ class PageState:
         for p in self.params:
             key = self.key(p.name)
             if again or key not in st.session_state:
-                st.session_state[key] = p.parse(first_value(st.query_params.get_all(p.name)))
+                raw = first_value(st.query_params.get_all(p.name))
+                shared = p.shared and not again  # a teacher's URL is followed exactly, sentence included
+                st.session_state[key] = sentence.start(key, p.parse, raw, p.default) if shared else p.parse(raw)
 
     def value(self, name: str) -> Any:
         return st.session_state.get(self.key(name), self.param(name).default)
@@ -147,6 +155,8 @@ class PageState:
         values = values or {}
         for p in self.params:
             value = values.get(p.name, self.value(p.name))
+            if p.shared:
+                sentence.publish(self.key(p.name), value)
             wanted = p.encode(value)
             current = first_value(st.query_params.get_all(p.name))
             if wanted is None and p.name in st.query_params:

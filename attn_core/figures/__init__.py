@@ -51,6 +51,8 @@ LABEL_SLACK = 0.9  # column labels must not overlap at 90 % of that width (the w
 CELL_PAD_PX = 4  # room a printed value leaves in its cell
 # Drawn width of a character in ems: digits are narrower than letters, CJK wider (see _text_px).
 _CHAR_EM = {**dict.fromkeys("0123456789", 0.55), ".": 0.28, ",": 0.28, "-": 0.6, "\u2212": 0.6, "\u221e": 0.8}
+# A bar chart's bars, and the one it highlights (Okabe & Ito, as ui.charts' colourway).
+BAR_COLOR, HIGHLIGHT_COLOR = "#56B4E9", "#D55E00"
 COLORBAR_PX = 90  # right margin that holds a colour bar and its numbers
 COLORBAR = dict(thickness=14, tickfont=dict(size=TICK_SIZE), ticklabeloverflow="allow", nticks=6)
 TICKS_MAX = 64  # an axis with more positions than this (a 384-wide X) labels every few only
@@ -515,28 +517,46 @@ def bar_chart(
     y_range: tuple[float, float] | None = None,
     fmt: str = ".3f",
     height: int = 320,
+    highlight: int | None = None,
 ) -> go.Figure:
-    """Bars at integer positions with escaped labels and the value printed on each."""
+    """Bars at integer positions with escaped labels and the value printed on each.
+
+    ``highlight`` (a position) draws that bar in a second colour with its label and value in
+    bold, so the chosen key stands out by more than its colour. The x axis has no zero line:
+    at x = 0 it would be drawn through the middle of the first bar.
+    """
     values = np.asarray(values, dtype=np.float64)
+    n = len(labels)
+    if highlight is not None and not 0 <= highlight < n:
+        raise ValueError(f"highlight must be a position in 0..{n - 1}, got {highlight}")
+    text = [format(v, fmt) for v in values]
+    ticks = token_labels(labels)
     bar = dict(
         type="bar",
-        x=np.arange(len(labels)),
+        x=np.arange(n),
         y=values,
-        text=[format(v, fmt) for v in values],
         textposition="outside",
         textfont=dict(size=FONT_SIZE - 1),
         cliponaxis=False,
     )
-    x_ticks = _ticks(token_labels(labels))
+    if highlight is not None:
+        text[highlight] = f"<b>{text[highlight]}</b>"
+        bar["marker"] = dict(color=[HIGHLIGHT_COLOR if i == highlight else BAR_COLOR for i in range(n)])
+    bar["text"] = text
+    x_ticks = _ticks(ticks)
     margin, x_fixed, y_fixed = _fixed_axes(
         [format(float(np.max(values, initial=0.0)), fmt)], x_ticks["ticktext"], y_title, "", top=50, right=10
     )
+    if highlight is not None and highlight in x_ticks["tickvals"]:
+        shown = list(x_ticks["ticktext"])
+        shown[list(x_ticks["tickvals"]).index(highlight)] = f"<b>{ticks[highlight]}</b>"
+        x_ticks["ticktext"] = _Sent(shown)
     layout = dict(
         title=dict(text=title, font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
         height=height + margin["b"] - 10,
         margin=margin,
-        xaxis=dict(**x_ticks, **x_fixed),
+        xaxis=dict(**x_ticks, **x_fixed, zeroline=False),
         yaxis=dict(**y_fixed, title=dict(text=y_title), **(dict(range=list(y_range)) if y_range else {})),
     )
     return _figure([bar], layout)

@@ -61,7 +61,8 @@ def grouped_bars(
         height=height,
         barmode="group",
         margin=dict(l=10, r=10, t=70, b=10),
-        xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels)),
+        # No zero line on x: at x = 0 it would cross the first group of bars.
+        xaxis=dict(tickmode="array", tickvals=list(range(len(labels))), ticktext=token_labels(labels), zeroline=False),
         yaxis=dict(title=dict(text=y_title), **(dict(range=list(y_range)) if y_range else {})),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
     )

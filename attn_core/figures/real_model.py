@@ -30,6 +30,7 @@ from . import (
 )
 
 __all__ = [
+    "BAR_KEYS_MAX",
     "HEAD_COLORS",
     "MAX_LINES",
     "REGIONS",
@@ -52,6 +53,7 @@ REGIONS = ("All", "A→A", "B→B", "A→B", "B→A")
 DETAIL_MAX = 96  # above this many tokens, big heatmaps drop per-cell labels and hover text
 THUMB = 32  # thumbnails larger than THUMB_MAX tokens are pooled to THUMB x THUMB
 THUMB_MAX = 40
+BAR_KEYS_MAX = 24  # up to this many keys a query's bars are drawn with labels and values (bar_chart)
 _COLORBAR = dict(thickness=14, tickfont=dict(size=FONT_SIZE - 1))
 
 
@@ -331,9 +333,12 @@ def _sparse_ticks(labels: list[str], axis_title: str) -> dict:
     )
 
 
-def _bars(labels: list[str], values: np.ndarray, *, title: str, y_title: str, fmt: str) -> go.Figure:
-    if len(labels) <= 24:
-        return bar_chart(labels, values, title=title, y_title=y_title, fmt=fmt)
+def _bars(
+    labels: list[str], values: np.ndarray, *, title: str, y_title: str, fmt: str, highlight: int | None = None
+) -> go.Figure:
+    """Bars for a query's row; up to BAR_KEYS_MAX keys as bar_chart draws them (``highlight`` in bold)."""
+    if len(labels) <= BAR_KEYS_MAX:
+        return bar_chart(labels, values, title=title, y_title=y_title, fmt=fmt, highlight=highlight)
     bar = dict(
         type="bar",
         x=np.arange(len(labels)),
@@ -395,9 +400,19 @@ def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str,
             value_name="q∘k",
         ),
         "scores": _bars(
-            tokens, nv.scores, title=f"q·k: the sum of each row of q∘k ({where})", y_title="q·k", fmt=".2f"
+            tokens,
+            nv.scores,
+            title=f"q·k: the sum of each row of q∘k ({where})",
+            y_title="q·k",
+            fmt=".2f",
+            highlight=nv.top,
         ),
         "weights": _bars(
-            tokens, nv.weights, title=f"softmax(q·k / √{d_k}): the attention row ({where})", y_title="weight", fmt=".3f"
+            tokens,
+            nv.weights,
+            title=f"softmax(q·k / √{d_k}): the attention row ({where})",
+            y_title="weight",
+            fmt=".3f",
+            highlight=nv.top,
         ),
     }

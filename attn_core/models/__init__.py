@@ -33,7 +33,6 @@ from attn_core.engine import dim
 __all__ = [
     "ALLOWED_MODELS",
     "DEFAULT_MODEL",
-    "IT_HEAD",
     "IT_SENTENCES",
     "MAX_TOKENS",
     "LoadedModel",
@@ -48,12 +47,14 @@ __all__ = [
     "extract_attentions",
     "head_inputs",
     "head_weights",
+    "it_head",
     "it_rows",
     "load_model",
     "model_source",
     "pick_device",
     "real_head",
     "real_lesson",
+    "release_page_cache",
     "reproduce",
     "reproduce_head",
     "reproduction_error",
@@ -63,13 +64,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # loaded from the embedded package
-# The classic "it" pair, and the head of the default model the pages suggest for it; what the
-# head does there is computed by it_rows, never written down.
+# The classic "it" pair. The head the pages suggest for it is found by it_head, and what the
+# head does there is computed by it_rows: neither is written down.
 IT_SENTENCES = {
     "tired": "The animal didn't cross the street because it was too tired.",
     "congested": "The animal didn't cross the street because it was congested.",
 }
-IT_HEAD = (3, 1)
 ALLOWED_MODELS = (DEFAULT_MODEL, "bert-base-uncased", "bert-base-cased", "distilbert-base-uncased")
 MAX_TOKENS = 512  # BERT's position embeddings stop here
 MIN_TOKENS = 4  # [CLS] a [SEP] b
@@ -172,7 +172,52 @@ def load_model(name: str = DEFAULT_MODEL, device: str | None = None) -> LoadedMo
     an offline pick fails in seconds with ModelLoadError. Never runs remote code.
     """
     source = model_source(name)
-    return _load(source, name, device or pick_device(), hub=name != DEFAULT_MODEL)
+    loaded = _load(source, name, device or pick_device(), hub=name != DEFAULT_MODEL)
+    release_page_cache()
+    return loaded
+
+
+# The packages whose files loading the model reads far more of than it keeps using.
+_READ_ONCE_PACKAGES = ("torch", "transformers", "sympy", "tokenizers", _PACKAGE)
+_NEVER_READ = (".h", ".hpp", ".cuh")  # torch's C++ headers
+
+
+def release_page_cache(packages: tuple[str, ...] = _READ_ONCE_PACKAGES) -> int:
+    """Hand back to the kernel the cached pages of these packages' files that no process maps
+    (posix_fadvise DONTNEED: Linux; elsewhere nothing). Returns the number of files advised.
+
+    Importing transformers reads all of its ~1,700 source files, and the kernel reads ahead
+    around every page of torch's 430 MB library that gets mapped. Those cached pages count
+    against the app's memory limit (690 MB on Streamlit Community Cloud's smallest machine)
+    until the kernel has to reclaim them. Mapped pages, the code in use and the model's
+    weights, stay; a page needed again is read again.
+    """
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return 0
+    count = 0
+    for path in _package_files(packages):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            count += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return count
+
+
+def _package_files(packages: tuple[str, ...]):
+    """Every file in the installed packages' folders, found without importing them."""
+    for package in packages:
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for dirpath, _, names in os.walk(folder):
+                yield from (os.path.join(dirpath, n) for n in names if not n.endswith(_NEVER_READ))
 
 
 def _from_pretrained(source: str, local_only: bool) -> tuple[Any, torch.nn.Module]:
@@ -277,6 +322,15 @@ def _check_text(text: object, name: str) -> str:
     if not text.strip():
         raise ValueError(f"{name} is empty: type some text (use None for no sentence B)")
     return text
+
+
+def it_head(loaded: LoadedModel) -> tuple[int, int]:
+    """The head to suggest for "it": the (layer, head) in which "it" gives "animal" the most
+    weight in IT_SENTENCES["tired"] alone."""
+    att = extract_attentions(loaded, IT_SENTENCES["tired"])
+    on_animal = att.attentions[:, :, att.tokens.index("it"), att.tokens.index("animal")]  # (L, H)
+    layer, head = np.unravel_index(int(np.argmax(on_animal)), on_animal.shape)
+    return int(layer), int(head)
 
 
 def it_rows(loaded: LoadedModel, layer: int, head: int) -> dict[str, dict]:
@@ -542,6 +596,25 @@ class WordSenses:
     missing: tuple[int, ...]  # positions (in the sentences given) of those that do not
     hidden: np.ndarray  # (S, L+1, d_model) float64: hidden_states[l] of the word's token
     similarity: np.ndarray  # (L+1, S, S) cosine similarity between the sentences' vectors
+    # max |LayerNorm(word + position + segment vector) - hidden_states[0]| over the S tokens, the
+    # layer-0 vectors rebuilt from the model's own tables; None for a model without those tables
+    layer0_error: float | None = None
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """(S,) where the word's token stands in each sentence ([CLS] is 0)."""
+        return tuple(s.index for s in self.senses)
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        """(S,) the token followed in each sentence."""
+        return tuple(s.tokens[s.index] for s in self.senses)
+
+    def spread(self, layer: int) -> tuple[float, float]:
+        """(lowest, highest) cosine between two different sentences at ``layer``."""
+        upper = np.triu_indices(len(self.senses), k=1)
+        values = self.similarity[layer][upper]
+        return float(values.min()), float(values.max())
 
     @property
     def n_layers(self) -> int:
@@ -570,6 +643,31 @@ def _word_forms(word: str) -> set[str]:
     return {base, base + "s"}
 
 
+def _layer0_rebuilt(loaded: LoadedModel, ids: list[int], types: list[int], index: int) -> np.ndarray | None:
+    """Token ``index``'s layer-0 vector rebuilt in NumPy from a BERT model's own tables: the
+    token's, its (absolute) position's and its segment's vectors added, then the embedding
+    LayerNorm with its learned γ and β. None for a model laid out otherwise.
+
+    Returns: vector (d_model,) float64
+    """
+    from attn_core import transformer as tr  # NumPy: the same layer_norm the block uses
+
+    emb = getattr(loaded.model, "embeddings", None)
+    names = ("word_embeddings", "position_embeddings", "token_type_embeddings", "LayerNorm")
+    parts = [getattr(emb, n, None) for n in names]
+    if any(p is None for p in parts) or getattr(loaded.model.config, "position_embedding_type", "") != "absolute":
+        return None
+    word, position, segment, norm = parts
+    with loaded.lock:
+
+        def row(table: Any, n: int) -> np.ndarray:
+            return table.weight[n].detach().double().cpu().numpy()
+
+        x = row(word, ids[index]) + row(position, index) + row(segment, types[index])  # (d_model,)
+        gain, bias = (t.detach().double().cpu().numpy() for t in (norm.weight, norm.bias))
+    return tr.layer_norm(x[None, :], gain, bias, eps=float(norm.eps))[0]  # (1, d_model) -> (d_model,)
+
+
 def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], word: str) -> WordSenses:
     """Run the model on each sentence; follow ``word`` (first occurrence, any case, with or
     without a final s) through every layer. A word split into WordPieces is followed by its
@@ -583,7 +681,7 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
     if not isinstance(word, str) or not re.search(r"\w", word):
         raise ValueError("word must hold at least one letter or digit, e.g. bears")
     forms = _word_forms(word)
-    senses, hidden, missing = [], [], []
+    senses, hidden, missing, errors = [], [], [], []
     for n, sentence in enumerate(sentences):
         _check_text(sentence, f"sentence {n + 1}")
         match = next((m for m in re.finditer(r"\w+", sentence) if m.group(0).lower() in forms), None)
@@ -592,7 +690,13 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
             continue
         att = extract_attentions(loaded, sentence, max_tokens=SENSE_MAX_TOKENS)
         with loaded.lock:
-            enc = loaded.tokenizer(sentence, truncation=True, max_length=SENSE_MAX_TOKENS, return_offsets_mapping=True)
+            enc = loaded.tokenizer(
+                sentence,
+                truncation=True,
+                max_length=SENSE_MAX_TOKENS,
+                return_offsets_mapping=True,
+                return_token_type_ids=True,
+            )
         offsets = enc["offset_mapping"]
         if len(offsets) != att.T:
             raise ValueError(f"the tokenizer gave {len(offsets)} offsets for {att.T} tokens")
@@ -613,9 +717,22 @@ def word_senses(loaded: LoadedModel, sentences: list[str] | tuple[str, ...], wor
             )
         )
         hidden.append(att.hidden_states[:, index, :].astype(np.float64))  # (L+1, d_model)
+        rebuilt = _layer0_rebuilt(loaded, list(enc["input_ids"]), list(enc["token_type_ids"]), index)
+        errors.append(None if rebuilt is None else float(np.max(np.abs(rebuilt - hidden[-1][0]))))
     if len(senses) < 2:
         raise ValueError(f"“{word}” must appear in at least two sentences to compare them; found in {len(senses)}")
     h = np.stack(hidden)  # S x (L+1, d_model) -> (S, L+1, d_model)
     unit = h / np.linalg.norm(h, axis=-1, keepdims=True)
     similarity = np.einsum("ald,bld->lab", unit, unit)  # (S, L+1, d), (S, L+1, d) -> (L+1, S, S)
-    return WordSenses(word=word, senses=tuple(senses), missing=tuple(missing), hidden=h, similarity=similarity)
+    layer0_error = None if None in errors else max(errors)
+    return WordSenses(
+        word=word,
+        senses=tuple(senses),
+        missing=tuple(missing),
+        hidden=h,
+        similarity=similarity,
+        layer0_error=layer0_error,
+    )
+
+
+release_page_cache()  # what importing torch and transformers has just read (see above)

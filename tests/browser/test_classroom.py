@@ -311,6 +311,32 @@ def test_predict_then_reveal_softmax_lab(page, watch, request, theme: str, prese
     assert not link_problems(page, watch, app)
 
 
+@pytest.mark.parametrize(("theme", "presenting"), [("light", False), ("dark", True)], ids=["light", "dark-presenting"])
+def test_predict_then_reveal_the_sliding_window(page, watch, request, theme: str, presenting: bool) -> None:
+    """Masks and cost asks how many scores the window keeps, in the window's own section; its mask
+    and weights are not drawn until the reveal, and the drawn mask then holds that many cells."""
+    app = themed(request, theme)
+    if presenting:
+        page.set_viewport_size(PROJECTOR)
+    open_app(page, app.url, "masks-and-cost?predict=1&radius=1" + ("&present=1&step=3" if presenting else ""))
+    T = len(TOKENS)
+    kept = sum(abs(i - j) <= 1 for i in range(T) for j in range(T))  # |i - j| <= r, pair by pair
+    assert not [t for t in chart_titles(page) if t.startswith("Sliding window")]
+    if presenting:
+        assert progress_lines(page) == ["Section 3 of 6 · Sliding window mask"] and chart_boxes(page) == 0
+
+    choose(page, "Your pick", str(kept))
+    click(page, main_button(page, "Reveal"), lambda: len(answers(page)) == 1, "the answer")
+    assert answers(page)[0].startswith(
+        f"The answer: {kept}, with the share of the scores kept = {kept / T**2:.3f}. Your pick was right."
+    )
+    mask = chart_z(page, "Sliding window mask (1 = may attend)")
+    assert mask.shape == (T, T) and mask.sum() == kept
+    if presenting:
+        screenshot(page, f"classroom-present-window-revealed-{theme}")
+    assert not link_problems(page, watch, app)
+
+
 # --- the real model ------------------------------------------------------------------------
 
 TIRED = "The animal didn't cross the street because it was too tired."
@@ -329,10 +355,11 @@ def test_predict_where_it_looks_in_the_real_model(page, watch, server, model) ->
     from attn_core import models
 
     open_app(page, server.url, "real-model?predict=1")
+    layer, head = models.it_head(model)  # the page opens on the head it suggests for "it"
     expected = []
     for text in (TIRED, CONGESTED):
         att = models.extract_attentions(model, text)
-        row = att.attentions[0, 0, att.tokens.index("it")].astype(np.float64)  # layer 0, head 0: the defaults
+        row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
         expected.append((att.tokens, int(np.argmax(row)), float(row.max())))
     (tired_tokens, tired_best, _), (_, congested_best, _) = expected
 
@@ -355,7 +382,7 @@ def test_real_model_npz_holds_every_attention(page, watch, server, model) -> Non
     got = download(page, download_button(page, "rm_npz"))
     assert got.name.endswith(".npz")
     saved = np.load(io.BytesIO(got.data), allow_pickle=False)
-    ref = models.extract_attentions(model, "time flies like an arrow", "fruit flies like a banana")
+    ref = models.extract_attentions(model, TIRED)  # the page opens on the "it" sentence alone
     T = len(ref.tokens)
     assert saved["attentions"].shape == (6, 12, T, T)
     assert saved["attentions"].dtype == ref.attentions.dtype
@@ -363,8 +390,8 @@ def test_real_model_npz_holds_every_attention(page, watch, server, model) -> Non
     assert list(saved["tokens"]) == ref.tokens
     assert json.loads(str(saved["settings"])) == {
         "model": models.DEFAULT_MODEL,
-        "sentence_a": "time flies like an arrow",
-        "sentence_b": "fruit flies like a banana",
+        "sentence_a": TIRED,
+        "sentence_b": None,
     }
     assert not link_problems(page, watch, server)
 

@@ -38,7 +38,6 @@ HOME_TITLE = "Attention weights of one head (random weights, as before training)
 CROSS_SOURCE, CROSS_TARGET = "The cat sat on the mat.", "Le chat s'est assis sur le tapis."
 TF_A, TF_B = "The cat sat on the mat.", "Le chat était assis sur le tapis."
 DECODER_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
-RM_A, RM_B = "time flies like an arrow", "fruit flies like a banana"
 
 
 def tokens(text: str) -> list[str]:
@@ -149,9 +148,10 @@ def test_real_model_head_view_csv_and_npy(page, watch, server) -> None:
     from attn_core import models, views
 
     open_app(page, server.url, "real-model")
-    att = models.extract_attentions(models.load_model(device="cpu"), RM_A, RM_B, models.MAX_TOKENS)
-    heads = list(range(att.n_heads))  # the head view's default: every head of layer 0
-    lesson = views.model_lesson(att.attentions, att.queries, att.keys, "head", layer=0, heads=heads)
+    loaded = models.load_model(device="cpu")
+    layer, head = models.it_head(loaded)  # the head view's default: the "it" sentence, the head for "it"
+    att = models.extract_attentions(loaded, models.IT_SENTENCES["tired"], None, models.MAX_TOKENS)
+    lesson = views.model_lesson(att.attentions, att.queries, att.keys, "head", layer=layer, heads=[head])
     words = list(att.tokens)
     # The server runs the model where models.pick_device() says; on a GPU its numbers differ by rounding.
     on_cpu = models.pick_device() == "cpu"

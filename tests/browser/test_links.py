@@ -75,7 +75,8 @@ class Change:
     to: str | None = None
 
 
-RM_TIRED = "The animal didn't cross the street because it was too tired."
+# Not the page's own sentence (the "tired" one), which a link leaves out like every default.
+RM_CONGESTED = "The animal didn't cross the street because it was congested."
 
 # The links, by id: the page's path, and the widget to change once the link is open.
 PATHS = {
@@ -128,10 +129,10 @@ WIDGETS = [
     ("masks-and-cost", "radius", "1", "Window radius r", "1"),
     ("masks-and-cost", "dilation", "3", "Dilation", "3"),
     ("masks-and-cost", "seed", "4", "Seed", "4"),
-    ("real-model-neuron", "a", RM_TIRED, "Sentence A", RM_TIRED),
-    ("real-model-neuron", "b", "", "Sentence B (optional)", ""),
+    ("real-model-neuron", "a", RM_CONGESTED, "Sentence A", RM_CONGESTED),
+    ("real-model-neuron", "b", None, "Sentence B (optional)", ""),
     ("real-model-neuron", "view", "neuron", "View", "Neuron view"),
-    ("real-model-neuron", "layer", "3", "Layer", "layer 3"),
+    ("real-model-neuron", "layer", "2", "Layer", "layer 2"),
     ("real-model-neuron", "head", "1", "Head", "head 1"),
     ("real-model-neuron", "query", "10", "Query token", "10: it"),
     ("real-model-head", "a", "The cat sat.", "Sentence A", "The cat sat."),

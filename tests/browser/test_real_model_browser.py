@@ -94,7 +94,10 @@ def test_presenter_mode_walks_through_the_views(page, watch, request, theme: str
     open_app(page, server.url, "real-model?present=1")
     assert progress_lines(page) == ["View 1 of 5 · Head view"]
     assert page.locator(f"{MAIN} [data-testid='stRadio']").filter(has_text="Model view").count() == 0
-    assert chart_titles(page)[0].startswith("Head view, layer 0")
+    from attn_core import models
+
+    layer, _ = models.it_head(models.load_model(device="cpu"))  # the page opens on the head for "it"
+    assert chart_titles(page)[0].startswith(f"Head view, layer {layer}")
     assert _first_chart_top(page) < PROJECTOR["height"] * 0.75, "the head view starts below the first screen"
     assert main_button(page, "← Back").is_disabled()
     screenshot(page, f"real-model-present-head-{theme}")

@@ -1,10 +1,12 @@
 """cloud: the server alone in a cgroup sized like Streamlit Community Cloud's smallest machine.
 
 Community Cloud gives an app between 0.078 and 2 CPUs and between 690 MB and 2.7 GB of
-memory (GitHub issue #16). For each CPU limit in CPU_LIMITS a fresh `streamlit run app.py`
-starts inside a cgroup v1 pair (cpu: cfs_quota_us / cfs_period_us; memory: limit_in_bytes
-= MEMORY_MB), put there before it runs any Python: a small shell wrapper writes its own pid
-to both cgroup.procs files, then execs streamlit. Then, as in the earlier measurement, the
+memory (GitHub issue #16). For each CPU limit in CPU_LIMITS the kernel's page cache is
+dropped first (as on a freshly started machine, so that every file page the server reads,
+torch's libraries and the model's weights included, is charged to its cgroup), then a fresh
+`streamlit run app.py` starts inside a cgroup v1 pair (cpu: cfs_quota_us / cfs_period_us;
+memory: limit_in_bytes = MEMORY_MB), put there before it runs any Python: a small shell
+wrapper writes its own pid to both cgroup.procs files, then execs streamlit. Then the
 real-model page is loaded (the model is in memory), and 30 browser-less protocol clients
 (perf_protocol.py) make their three changes on the step page, all at once. At half a CPU
 the class then does it again with every student making the same changes (a class following
@@ -15,10 +17,25 @@ Written:
   limit, timed per change from sending it to script_finished; server_cpu_ms_per_change_*:
   the server's CPU over those changes divided by their number; *_same_input: the same class
   all on the same sentences;
-- load_cloud.memory_failcnt: the cgroup's memory.failcnt (times usage hit the limit; in
-  cgroup v1 page cache counts, so the kernel reclaiming cache also counts);
+- memory_mb.cloud_cgroup_peak: the largest memory.max_usage_in_bytes of the two cgroups,
+  what the kernel holds against the limit: the server's own memory plus the page cache it
+  brought in (libraries, model file); cgroup_peak_mb_* per limit, and load_cloud.details
+  its make-up (memory.stat: rss, cache, mapped_file) when the usage was highest;
+- load_cloud.limit_hits: memory.failcnt of both cgroups added up, the times the usage
+  reached the limit (the kernel then reclaims: page cache first, then the server is
+  out of memory); limit_hits_* per limit;
+- load_cloud.page_cache_dropped: whether the page cache could be dropped (root only); if
+  not, files another process had read are not charged and the peak reads low (a note says so);
+- load_cloud.other_processes_mapping_torch: processes other than the server that had this
+  environment's torch library mapped. Mapped pages cannot be dropped and stay charged to
+  whoever read them first, so the peak reads low (a note says so): bench.py runs this section
+  before any other imports torch, and the sentences are drawn in a throwaway process, but a
+  virtual environment shared with running processes (tests, another server) shares its pages;
+- load_cloud.read_ahead_kb: the read-ahead of the disk under this Python environment. Each
+  page fault in a mapped library makes the kernel read that much around it, and the cgroup
+  is charged for all of it (a note when it is above Linux's default of 128 KB);
 - memory_mb.cloud_peak: the server's peak resident memory, its process tree's RSS sampled
-  every SAMPLE_S (the cgroup's own usage figure includes page cache, so it is not used);
+  every SAMPLE_S (without the page cache that is not mapped);
 - server_cpu_ms.step_T16: the server's CPU time (user + system, children included) per
   rerun of the step page at T = 16, from the process's own counters before and after
   CPU_RERUNS sentence changes by one protocol client, each a sentence no run saw before
@@ -26,8 +43,8 @@ Written:
 
 The cgroups are children of the cgroups this bench runs in (so any limit above still
 applies); they are emptied and removed afterwards. Without root or cgroup v1 controllers
-load_cloud and memory_mb.cloud_peak are null with a note, and server_cpu_ms is measured on
-a server without limits.
+load_cloud and the memory_mb.cloud_* keys are null with a note, and server_cpu_ms is
+measured on a server without limits.
 """
 
 from __future__ import annotations
@@ -35,15 +52,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib.util
+import json
 import os
 import random
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import perf_protocol
 from perf_browser import Server
-from perf_inputs import WORDS, Unavailable, step_labels, url_path
+from perf_inputs import ROOT, WORDS, Unavailable, step_labels, url_path
 
 MEMORY_MB = 690  # Community Cloud's smallest memory
 CPU_LIMITS = {"cpu1": 1.0, "cpu05": 0.5}  # key suffix -> CPUs
@@ -52,6 +73,9 @@ SESSIONS = 30
 CPU_RERUNS = 20
 SAMPLE_S = 0.1
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+STAT_KEYS = ("rss", "cache", "mapped_file")  # memory.stat lines kept with the peak (bytes -> MB)
+LINUX_READ_AHEAD_KB = 128  # the kernel's default read-ahead of a block device
 NAME = f"sae-bench-cloud-{os.getpid()}"
 
 
@@ -90,6 +114,15 @@ class Cgroup:
 
     def read(self, ctl: str, name: str) -> int:
         return int((self.dirs[ctl] / name).read_text().split()[0])
+
+    def memory_stat(self) -> dict[str, float]:
+        """STAT_KEYS of memory.stat, in MB (this cgroup's own pages)."""
+        out = {}
+        for line in (self.dirs["memory"] / "memory.stat").read_text().splitlines():
+            key, value = line.split()
+            if key in STAT_KEYS:
+                out[key] = round(int(value) / 2**20, 1)
+        return out
 
     def oom_kills(self) -> int:
         text = (self.dirs["memory"] / "memory.oom_control").read_text()
@@ -135,14 +168,32 @@ class CloudServer(Server):
         return self.cgroup.wrap(super().command())
 
 
-class PeakRss:
-    """Samples a process tree's resident memory in a thread; ``peak_mb`` is the largest sum."""
+def drop_page_cache() -> str | None:
+    """Write back dirty pages and drop the kernel's clean page cache (``echo 3 > drop_caches``),
+    so that the next server's file reads are charged to its own cgroup. None, or why not."""
+    os.sync()
+    try:
+        DROP_CACHES.write_text("3\n")
+    except OSError as err:
+        return (
+            f"the page cache could not be dropped ({err.strerror or err}): files already cached "
+            "(torch's libraries, the model) are not charged to the server's cgroup, so its peak reads low"
+        )
+    return None
 
-    def __init__(self, pid: int) -> None:
+
+class PeakMemory:
+    """Samples, in a thread, a process tree's resident memory (``peak_rss``, the largest sum)
+    and the cgroup's usage, keeping memory.stat from the sample where the usage was highest."""
+
+    def __init__(self, pid: int, cgroup: Cgroup) -> None:
         import psutil
 
         self.proc = psutil.Process(pid)
-        self.peak = 0
+        self.cgroup = cgroup
+        self.peak_rss = 0
+        self.peak_usage = 0
+        self.stat_at_peak: dict[str, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -156,13 +207,18 @@ class PeakRss:
                 for child in self.proc.children(recursive=True):
                     with contextlib.suppress(psutil.Error):
                         total += child.memory_info().rss
-                self.peak = max(self.peak, total)
+                self.peak_rss = max(self.peak_rss, total)
+            with contextlib.suppress(OSError, ValueError):
+                usage = self.cgroup.read("memory", "memory.usage_in_bytes")
+                if usage > self.peak_usage:
+                    self.peak_usage, self.stat_at_peak = usage, self.cgroup.memory_stat()
             self._stop.wait(SAMPLE_S)
 
     def stop(self) -> float:
+        """Stop sampling; the peak RSS in MB."""
         self._stop.set()
         self._thread.join()
-        return round(self.peak / 2**20, 1)
+        return round(self.peak_rss / 2**20, 1)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -179,6 +235,36 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def torch_library() -> Path | None:
+    """torch's main shared library in this Python's environment, found without importing torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    lib = Path(next(iter(spec.submodule_search_locations))).resolve() / "lib"  # as /proc/*/maps names it
+    return next(iter(sorted(lib.glob("libtorch_cpu.so*"))), None)
+
+
+def read_ahead_kb(path: Path) -> int | None:
+    """How far the kernel reads ahead on the block device holding ``path`` (None if unknown,
+    e.g. on overlayfs). Every page fault in a mapped library reads that much around it."""
+    dev = os.stat(path).st_dev
+    block = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    for queue in (block / "queue", block / ".." / "queue"):  # a disk, or a partition's disk
+        with contextlib.suppress(OSError, ValueError):
+            return int((queue / "read_ahead_kb").read_text())
+    return None
+
+
+def processes_mapping(path: Path) -> list[int]:
+    """Pids of the processes that map ``path`` into memory (its pages are charged to them)."""
+    pids = []
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        with contextlib.suppress(OSError):
+            if str(path) in maps.read_text():
+                pids.append(int(maps.parent.name))
+    return pids
+
+
 def fresh_sentences(n: int, T: int = 16) -> list[str]:
     """``n`` T-token sentences that no other part of the bench sends (shuffled word orders)."""
     import attn_core as ac
@@ -192,11 +278,21 @@ def fresh_sentences(n: int, T: int = 16) -> list[str]:
     return out
 
 
-async def server_cpu_ms(server: Server, step_url: str, labels: dict, reruns: int = CPU_RERUNS) -> float:
-    """The server's CPU per sentence change on the step page (T = 16), median-free: total / N."""
+def sentences_from_child(n: int) -> list[str]:
+    """fresh_sentences(n), drawn in a short-lived process: attn_core imports numpy, and a library
+    that this process kept mapped would never be charged to a server's cgroup."""
+    code = "import json, sys, perf_cloud; print(json.dumps(perf_cloud.fresh_sentences(int(sys.argv[1]))))"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), str(ROOT)]))
+    out = subprocess.run([sys.executable, "-c", code, str(n)], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+async def server_cpu_ms(server: Server, step_url: str, labels: dict, texts: list[str]) -> float:
+    """The server's CPU per sentence change on the step page (T = 16), median-free: total / N,
+    over ``texts[1:]`` after a warm-up change to ``texts[0]``."""
+    reruns = len(texts) - 1
     session = await perf_protocol.ProtocolSession.open(server.url, step_url)
     try:
-        texts = fresh_sentences(reruns + 1)
         await session.change(labels["sentence"], text=texts[0])  # warm-up
         await asyncio.sleep(0.5)
         before = cpu_seconds(server.proc.pid)
@@ -209,38 +305,50 @@ async def server_cpu_ms(server: Server, step_url: str, labels: dict, reruns: int
 
 
 async def _one_limit(
-    cpus: float, urls: tuple[str, str], labels: dict, sessions: int, with_cpu: bool, same_input: bool = False
+    cpus: float,
+    urls: tuple[str, str],
+    labels: dict,
+    sessions: int,
+    cpu_texts: list[str] | None,
+    same_input: bool = False,
 ) -> dict:
     """A fresh server limited to ``cpus`` CPUs and MEMORY_MB: the model page, then the class
-    (then, with ``same_input``, the class again, every student making the same changes)."""
+    (then, with ``same_input``, the class again, every student making the same changes; with
+    ``cpu_texts``, then the server's CPU per change)."""
     step_url, model_url = urls
     cgroup = Cgroup()
     server = CloudServer(cgroup)
     sampler = None
+    lib = torch_library()
+    result: dict = {"shared_torch": [pid for pid in processes_mapping(lib) if pid != os.getpid()] if lib else []}
     try:
         cgroup.limit(cpus, MEMORY_MB)
+        result["page_cache"] = drop_page_cache()
         server.start()
         await server.healthy(timeout_s=180.0)
-        sampler = PeakRss(server.proc.pid)
+        sampler = PeakMemory(server.proc.pid, cgroup)
         t0 = time.perf_counter()
         model = await perf_protocol.ProtocolSession.open(server.url, model_url)  # loads the model
         model_s = time.perf_counter() - t0
         await model.close()
         cpu = functools.partial(cpu_seconds, server.proc.pid)
-        result = await perf_protocol.load(server.url, step_url, labels, sessions, server_cpu=cpu)
+        result.update(await perf_protocol.load(server.url, step_url, labels, sessions, server_cpu=cpu))
         if same_input:
             result["same_input"] = await perf_protocol.load(
                 server.url, step_url, labels, sessions, same=True, server_cpu=cpu
             )
-        if with_cpu:
-            result["server_cpu_ms"] = await server_cpu_ms(server, step_url, labels)
+        if cpu_texts:
+            result["server_cpu_ms"] = await server_cpu_ms(server, step_url, labels, cpu_texts)
         result["model_first_load_s"] = round(model_s, 2)
-        result["failcnt"] = cgroup.read("memory", "memory.failcnt")
-        result["oom_kills"] = cgroup.oom_kills()
         result["alive"] = server.proc.poll() is None
     finally:
         peak = sampler.stop() if sampler is not None else None
         server.stop()
+        if sampler is not None:  # the cgroup's own counters, read before it is removed
+            result["failcnt"] = cgroup.read("memory", "memory.failcnt")
+            result["max_usage_mb"] = round(cgroup.read("memory", "memory.max_usage_in_bytes") / 2**20, 1)
+            result["oom_kills"] = cgroup.oom_kills()
+            result["stat_at_peak"] = {k: sampler.stat_at_peak.get(k) for k in STAT_KEYS}
         cgroup.remove()
     result["peak_rss_mb"] = peak
     return result
@@ -251,7 +359,7 @@ async def _plain_server_cpu(step_url: str, labels: dict) -> float:
     try:
         server.start()
         await server.healthy()
-        return await server_cpu_ms(server, step_url, labels)
+        return await server_cpu_ms(server, step_url, labels, sentences_from_child(CPU_RERUNS + 1))
     finally:
         server.stop()
 
@@ -261,22 +369,30 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
     labels = step_labels()
     why = Cgroup.unavailable()
     if why:
-        results["load_cloud"] = {"p95_ms_cpu1": None, "p95_ms_cpu05": None, "errors": None}
-        for section, key in (("load_cloud", "all"), ("memory_mb", "cloud_peak")):
+        results["load_cloud"] = {"p95_ms_cpu1": None, "p95_ms_cpu05": None, "errors": None, "limit_hits": None}
+        for section, key in (("load_cloud", "all"), ("memory_mb", "cloud_peak"), ("memory_mb", "cloud_cgroup_peak")):
             notes.setdefault(section, {})[key] = f"null: {why}"
         results["server_cpu_ms"]["step_T16"] = await _plain_server_cpu(urls[0], labels)
         return
     sessions = 5 if quick else SESSIONS
     cloud: dict = {"memory_limit_mb": MEMORY_MB, "sessions": sessions}
-    peaks = []
+    peaks, cgroup_peaks, dropped, shared = [], [], [], set()
+    details: dict = {}
+    cpu_texts = sentences_from_child(CPU_RERUNS + 1)
     for n, (suffix, cpus) in enumerate(CPU_LIMITS.items()):
-        run = await _one_limit(cpus, urls, labels, sessions, with_cpu=n == 0, same_input=cpus < 1)
+        run = await _one_limit(cpus, urls, labels, sessions, cpu_texts if n == 0 else None, same_input=cpus < 1)
+        shared.update(run["shared_torch"])
         if "server_cpu_ms" in run:
             results["server_cpu_ms"]["step_T16"] = run["server_cpu_ms"]
         for key in ("p50_ms", "p95_ms", "max_ms", "errors", "server_cpu_ms_per_change", "model_first_load_s"):
             cloud[f"{key}_{suffix}"] = run.get(key)
         cloud[f"peak_rss_mb_{suffix}"], cloud[f"oom_kills_{suffix}"] = run["peak_rss_mb"], run["oom_kills"]
-        cloud[f"memory_failcnt_{suffix}"] = run["failcnt"]
+        cloud[f"cgroup_peak_mb_{suffix}"], cloud[f"limit_hits_{suffix}"] = run["max_usage_mb"], run["failcnt"]
+        details[f"cgroup_at_peak_mb_{suffix}"] = run["stat_at_peak"]
+        cgroup_peaks.append(run["max_usage_mb"])
+        dropped.append(run["page_cache"] is None)
+        if run["page_cache"]:
+            notes.setdefault("load_cloud", {})["page_cache"] = run["page_cache"]
         if "same_input" in run:
             same = run["same_input"]
             cloud[f"p50_ms_{suffix}_same_input"], cloud[f"p95_ms_{suffix}_same_input"] = same["p50_ms"], same["p95_ms"]
@@ -288,14 +404,32 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
         if not run["alive"]:
             notes.setdefault("load_cloud", {})[f"server_{suffix}"] = "the server died (out of memory?)"
     cloud["errors"] = sum(v or 0 for k, v in cloud.items() if k.startswith("errors_"))
-    cloud["memory_failcnt"] = sum(cloud[f"memory_failcnt_{s}"] for s in CPU_LIMITS)
+    cloud["limit_hits"] = sum(cloud[f"limit_hits_{s}"] for s in CPU_LIMITS)
+    cloud["page_cache_dropped"] = all(dropped)
+    cloud["other_processes_mapping_torch"] = len(shared)
+    cloud["read_ahead_kb"] = read_ahead_kb(Path(sys.prefix))
+    if (cloud["read_ahead_kb"] or 0) > LINUX_READ_AHEAD_KB:
+        notes.setdefault("load_cloud", {})["read_ahead"] = (
+            f"the disk under this Python environment reads {cloud['read_ahead_kb']} KB ahead (Linux's default is "
+            f"{LINUX_READ_AHEAD_KB} KB): every page fault in torch's library caches that much around it, and the "
+            "cgroup is charged for it"
+        )
+    if shared:
+        notes.setdefault("load_cloud", {})["shared_torch"] = (
+            f"{len(shared)} other process(es) had this environment's torch library mapped (pids "
+            f"{', '.join(map(str, sorted(shared)[:8]))}): its pages stay charged to them, so the cgroup peak reads "
+            "low; run the bench from a virtual environment of its own"
+        )
+    cloud["details"] = details
     results["load_cloud"] = cloud
     results["memory_mb"]["cloud_peak"] = max(peaks)
+    results["memory_mb"]["cloud_cgroup_peak"] = max(cgroup_peaks)
 
 
 def run(quick: bool, results: dict, notes: dict) -> None:
-    """Fill results['load_cloud'], results['memory_mb']['cloud_peak'] and
-    results['server_cpu_ms']['step_T16'] (the first two null, with a note, without cgroups)."""
+    """Fill results['load_cloud'], results['memory_mb']['cloud_peak'] and ['cloud_cgroup_peak'],
+    and results['server_cpu_ms']['step_T16'] (the memory ones null, with a note, without cgroups)."""
     results.setdefault("memory_mb", {}).setdefault("cloud_peak", None)
+    results["memory_mb"].setdefault("cloud_cgroup_peak", None)
     results.setdefault("server_cpu_ms", {"step_T16": None})
     asyncio.run(_phase(quick, results, notes))
