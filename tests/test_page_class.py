@@ -371,3 +371,32 @@ def test_the_real_models_two_questions_are_polled_and_revealed_one_by_one(class_
     student.run()
     assert len([t for t in texts(student) if t.startswith("The answer:")]) == 1
     assert len([s for s in student.selectbox if s.key.startswith("class_pick_")]) == 1  # the other is still open
+
+
+PREDICT_PAGES = [
+    ("lessons/multi_head.py", "mh_predict"),
+    ("lessons/masks_cost.py", "masks_predict"),
+    ("lessons/cross_attention.py", "cross_predict"),
+    ("lessons/decoder.py", "dec_predict"),
+]
+
+
+@pytest.mark.parametrize(("script", "toggle"), PREDICT_PAGES, ids=[s.split("/")[1][:-3] for s, _ in PREDICT_PAGES])
+def test_every_pages_predict_first_questions_go_to_the_class(script, toggle, monkeypatch, tmp_path):
+    """Whatever a page asks through ui.quiz goes to the class: the student's page shows the
+    teacher's questions with the same prompts and options, each with Send, none answered yet."""
+    monkeypatch.setenv("CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.sqlite3'}")
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page(script).run()
+    widget(teacher, toggle).set_value(True).run()
+    assert not teacher.exception
+    prompts = [t for t in texts(teacher) if t.startswith("**Predict first.**")]
+    counts = [t for t in texts(teacher) if re.fullmatch(r"\*\*0 of \d+ answered\*\*", t)]
+    assert prompts and len(counts) == len(prompts)
+    student = session(room=code)
+    assert not student.exception
+    assert [t for t in texts(student) if t.startswith("**Predict first.**")] == prompts
+    picks = [s for s in student.selectbox if s.key and s.key.startswith("class_pick_")]
+    sends = [b for b in student.button if b.key and b.key.startswith("class_send_")]
+    assert len(picks) == len(sends) == len(prompts)
