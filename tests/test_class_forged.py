@@ -8,6 +8,7 @@ tests/test_classroom.py. On SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -74,6 +75,9 @@ async def scenario(url: str, db_url: str) -> None:
 def test_forged_answers_are_refused_and_change_nothing(db_url) -> None:
     server = StreamlitServer(db_url=db_url).start()
     try:
-        asyncio.run(scenario(server.url, db_url))
+        # A thread of its own: a browser test earlier in the same run may leave Playwright's sync
+        # loop running in this one, and asyncio.run refuses to start beside it.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(asyncio.run, scenario(server.url, db_url)).result(timeout=300)
     finally:
         server.stop()
