@@ -6,13 +6,13 @@ CHROMIUM ?= /usr/bin/chromium
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench chromium screenshots clean
+.PHONY: run test lint bench chromium postgresql screenshots clean
 
 run: $(VENV)/.run-stamp
 	$(VENV)/bin/streamlit run app.py
 
 # Lint first: a ruff error fails `make test` (and so .ci/run) before any test runs.
-test: lint chromium
+test: lint chromium postgresql
 	$(PY) -m pytest
 
 # One formatting rule: ruff format, enforced (a few data tables keep their rows with "# fmt: skip").
@@ -71,6 +71,18 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
 		echo "No Chromium at $(CHROMIUM): install it (apt-get install chromium) or set CHROMIUM=/path"; exit 1; \
+	fi
+
+# PostgreSQL server binaries for class mode's storage tests, which start a throwaway server
+# themselves (tests/pg_cluster.py): Debian's package, installed as root when missing.
+PG_INITDB := $(or $(wildcard $(PG_BIN)/initdb),$(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin/initdb))))
+postgresql:
+	@if [ -n "$(PG_INITDB)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing Debian's postgresql for the class-mode tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else \
+		echo "No PostgreSQL server (initdb): install it (apt-get install postgresql) or set PG_BIN=/path/to/bin"; exit 1; \
 	fi
 
 clean:

@@ -1,5 +1,5 @@
-"""Self-Attention Explorer: page config, presenter mode and the list of pages. Nothing heavy
-is imported here.
+"""Self-Attention Explorer: page config, presenter mode, class mode and the list of pages.
+Nothing heavy is imported here.
 
 The page scripts live in lessons/, not pages/: a folder named pages/ beside the entry script
 switches Streamlit into its legacy multipage mode until st.navigation has run once, and a
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import present, theme
+from ui import class_mode, present, theme
 from ui.charts import mount_chart_tools
 from ui.links import copy_link
 from ui.turns import one_at_a_time
@@ -42,6 +42,7 @@ PAGES = [
     st.Page(
         "lessons/articles.py", title="The articles, checked", icon=":material/fact_check:", url_path="articles-checked"
     ),
+    st.Page("lessons/class_room.py", title="Class", icon=":material/groups:", url_path="class"),
 ]
 
 presenting = present.start()
@@ -62,6 +63,6 @@ with st.sidebar:
     copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
     try:
-        page.run()
+        class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
     finally:
         present.close()  # a presenter section's layout ends with the run

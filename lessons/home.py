@@ -54,6 +54,10 @@ PATH = (  # (page script, what the student will see there), in teaching order (a
     ),
     ("lessons/articles.py", "The worked examples of popular attention articles, redone, with their slips shown."),
 )
+CLASS = (  # not a lesson: the teacher's tool, after the path
+    "lessons/class_room.py",
+    "For teachers: start a class, and your students' screens follow yours, with a live predict-first poll.",
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -126,6 +130,9 @@ for number, (script, what) in enumerate(PATH, start=1):
     left, right = st.columns([1, 3], vertical_alignment="center")
     left.page_link(script)  # the page's own title and icon, a real link: Tab reaches it
     right.markdown(f"**{number}.** {what}")
+left, right = st.columns([1, 3], vertical_alignment="center")
+left.page_link(CLASS[0])
+right.markdown(CLASS[1])
 st.caption(
     "Every number on these pages is computed by the attn_core Python package, which you can also import in "
     "a notebook. Presenter mode (in the sidebar) sizes everything for a projector."

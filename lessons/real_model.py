@@ -571,7 +571,7 @@ with st.sidebar:
     )
     _examples()
 text_a, text_b = _sentences()
-if present.on():
+if present.on() or present.following():
     deck = present.Deck(tuple(VIEW_NAMES.values()), step_key=K("view"), noun="View", values=tuple(VIEW_NAMES))
     deck.nav()
     view = deck.values[deck.current]

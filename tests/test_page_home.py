@@ -55,12 +55,15 @@ def test_a_long_sentence_is_cut_to_16_tokens_with_a_note():
 
 def test_start_here_links_every_other_page_in_the_navigations_order():
     """The path names every page but Home, in the order of the sidebar (the browser suite's
-    PAGES, which test_pages checks against the real navigation), each with its sentence."""
+    PAGES, which test_pages checks against the real navigation), each with its sentence; the
+    lessons are numbered, the Class page (a tool for teachers) comes last without a number."""
     at = _home()
     links = [(el.proto.label, el.proto.page) for el in at.get("page_link")]
     assert links == [(title, path) for title, path, _ in PAGES if path]
     numbers = [m.value for m in at.markdown if m.value.startswith("**") and m.value[2:3].isdigit()]
-    assert [n.split("**")[1] for n in numbers] == [f"{k}." for k in range(1, len(links) + 1)]
+    lessons = [link for link in links if link != ("Class", "class")]  # the teacher's tool comes last, unnumbered
+    assert links[-1] == ("Class", "class") and len(lessons) == len(links) - 1
+    assert [n.split("**")[1] for n in numbers] == [f"{k}." for k in range(1, len(lessons) + 1)]
 
 
 def test_home_never_imports_torch():

@@ -34,6 +34,10 @@ PARAM = Param(KEY, False, "bool")
 CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
 CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
 NAV_KEY = "present_nav"  # Back, the progress line and Next: class st-key-present_nav (assets/present.css)
+# Class mode (ui.class_follow): a student following a teacher who presents sees one section at a
+# time too, at the student's own screen size; the teacher's progress line goes to the class.
+FOLLOW_KEY = "class_follow_single"
+SECTION_KEY = "class_section"
 
 
 def start() -> bool:
@@ -49,12 +53,18 @@ def on() -> bool:
     return bool(st.session_state.get(KEY, False))
 
 
+def following() -> bool:
+    """Whether this session is a student following a class whose teacher presents (class mode)."""
+    return bool(st.session_state.get(FOLLOW_KEY))
+
+
 STEPWISE = "one_step_at_a_time"  # a student's switch (ui.outline): long pages one section at a time
 
 
 def paged() -> bool:
-    """Whether a Deck shows one section at a time: in presenter mode, or by a student's choice."""
-    return on() or bool(st.session_state.get(STEPWISE, False))
+    """Whether a Deck shows one section at a time: in presenter mode, by a student's choice, or
+    for a student following a teacher whose screen does (class mode)."""
+    return on() or bool(st.session_state.get(STEPWISE, False)) or following()
 
 
 # --------------------------------------------------------------------------- the stage
@@ -194,8 +204,9 @@ def toggle() -> None:
 
 def intro(text: str) -> None:
     """A page's opening paragraph: shown normally, left out in presenter mode, where the
-    screen height goes to the step being shown (the teacher says it instead)."""
-    if not on():
+    screen height goes to the step being shown (the teacher says it instead), and so for a
+    student following a teacher who presents."""
+    if not (on() or following()):
         st.markdown(text)
 
 
@@ -268,10 +279,15 @@ class Deck:
         st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
 
     def nav(self) -> None:
-        """Back, the progress line and Next (presenter mode, or one step at a time)."""
+        """Back, the progress line and Next (presenter mode, or one step at a time; a student
+        following a class gets the line alone)."""
         if not paged():
             return
         n, k = len(self.titles), self.current
+        st.session_state[SECTION_KEY] = self.progress(k).replace("**", "")
+        if following():
+            st.markdown(self.progress(k))
+            return
         if self.values is not None:
             # Kept as a plain value: where the state belongs to a widget the page draws only
             # outside presenter mode (the View radio), Streamlit drops it at the end of a run

@@ -2,7 +2,9 @@
 guess, the answer once they ask for it, and a running score for the session.
 
 Questions are built by the pages from the engine's result (never typed-in answers); a new
-question (another sentence, row or setting) hides the answer again.
+question (another sentence, row or setting) hides the answer again. In a class (ui.class_mode)
+the same call asks the whole class: the teacher's screen shows the answers coming in and
+reveals them, each student sends an answer.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui import class_mode
 from ui.common import md_escape
 
 SCORE_KEY = "quiz_score"  # {"asked", "right", "error"} for the whole session, every page
@@ -67,12 +70,16 @@ def judge(q: Question, picked: int, estimate: float | None) -> Outcome:
 
 
 def revealed(q: Question) -> bool:
+    if (in_class := class_mode.revealed(q)) is not None:
+        return in_class
     return st.session_state.get(f"{q.key}_revealed") == q.signature
 
 
 def ask(q: Question) -> bool:
     """Draw the question, the guess widgets and the Reveal button; after a reveal, the answer
     and how close the guess was. Returns whether the answer is shown."""
+    if (in_class := class_mode.ask(q)) is not None:
+        return in_class
     st.markdown(f"**Predict first.** {md_escape(q.prompt)}")
     pick_key, est_key = f"{q.key}_pick", f"{q.key}_estimate"
     if st.session_state.get(pick_key) not in range(len(q.options)):
@@ -104,7 +111,7 @@ def ask(q: Question) -> bool:
 def score_line() -> None:
     """The session's running score: each page that asks shows it once, after its questions."""
     score = _score()
-    if not score["asked"]:
+    if not score["asked"] or class_mode.in_class():
         return
     text = f"Your predictions this session: {score['right']} of {score['asked']} right"
     if score["estimated"]:

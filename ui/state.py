@@ -25,6 +25,9 @@ import streamlit as st
 
 from ui import sentence
 
+# Set to a new value when something outside the page replaced this session's URL (a class's
+# teacher, ui.class_follow): every page then reads its widgets from the URL again.
+OUTSIDE_KEY = "url_replaced"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -130,12 +133,18 @@ class PageState:
 
     def start(self) -> None:
         """Give every widget its starting value from the URL, once per session and page visit
-        (a widget that was drawn in the previous run keeps what the student set)."""
+        (a widget that was drawn in the previous run keeps what the student set), and again
+        after the URL was replaced from outside (OUTSIDE_KEY)."""
+        outside, seen = st.session_state.get(OUTSIDE_KEY), self.key("_url_replaced")
+        again = outside is not None and st.session_state.get(seen) != outside
+        if again:
+            st.session_state[seen] = outside
         for p in self.params:
             key = self.key(p.name)
-            if key not in st.session_state:
+            if again or key not in st.session_state:
                 raw = first_value(st.query_params.get_all(p.name))
-                st.session_state[key] = sentence.start(key, p.parse, raw, p.default) if p.shared else p.parse(raw)
+                shared = p.shared and not again  # a teacher's URL is followed exactly, sentence included
+                st.session_state[key] = sentence.start(key, p.parse, raw, p.default) if shared else p.parse(raw)
 
     def value(self, name: str) -> Any:
         return st.session_state.get(self.key(name), self.param(name).default)

@@ -44,6 +44,7 @@ class StreamlitServer:
     port: int = 0
     proc: subprocess.Popen | None = None
     log_path: Path | None = None
+    db_url: str | None = None  # class mode's database (CLASS_DB_URL); None: an SQLite file in ARTIFACTS
 
     @property
     def url(self) -> str:
@@ -55,13 +56,16 @@ class StreamlitServer:
         cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
         return cmd + (["--theme.base", "dark"] if self.theme == "dark" else [])
 
-    def start(self, timeout_s: float = 60.0) -> StreamlitServer:
-        self.port = free_port()
+    def start(self, timeout_s: float = 60.0, port: int | None = None) -> StreamlitServer:
+        """Start the server (on ``port``, else a free one) and wait until it is healthy."""
+        self.port = port or free_port()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.log_path = ARTIFACTS / f"streamlit-{self.theme}.log"
+        self.db_url = self.db_url or f"sqlite:///{ARTIFACTS / f'class-{os.getpid()}-{self.port}.sqlite3'}"
         cmd = self.command()
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
-        log = open(self.log_path, "wb")  # noqa: SIM115 - the server writes to it until stop()
+        env["CLASS_DB_URL"] = self.db_url
+        log = open(self.log_path, "ab" if port else "wb")  # noqa: SIM115 - the server writes to it until stop()
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -76,6 +80,11 @@ class StreamlitServer:
             time.sleep(0.25)
         self.stop()
         raise RuntimeError(f"streamlit did not report healthy within {timeout_s:.0f} s:\n{self.log_tail()}")
+
+    def restart(self, timeout_s: float = 60.0) -> StreamlitServer:
+        """Stop the server and start a new one on the same port and database (its tabs reconnect)."""
+        self.stop()
+        return self.start(timeout_s, port=self.port)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

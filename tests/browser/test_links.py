@@ -91,6 +91,8 @@ PATHS = {
     "decoder": ("decoder", Change("Head", "head", "3", to="head 3")),
     "attention-in-a-transformer": ("attention-in-a-transformer", Change("H (attention heads)", "heads", "12")),
     "articles-checked": ("articles-checked", Change("Seed for the random vectors of sections 2 to 5", "seed", "4")),
+    # Typing a code and Enter tries to join: no class has this one, and the box keeps it.
+    "class": ("class", Change("Class code", "code", "ZZZZZZ", to="ZZZZZZ")),
 }
 # One row per widget a link is checked on: (link id, URL parameter, its value in the link or None
 # where the link leaves it out, label of its widget, value the widget must show). The link's query
@@ -160,6 +162,7 @@ WIDGETS = [
     ("articles-checked", "k_mat", "0.3, 0.4, 0.2", "k_mat", "0.3, 0.4, 0.2"),
     ("articles-checked", "seed", "3", "Seed for the random vectors of sections 2 to 5", "3"),
     ("articles-checked", "scale", "2", "Standard deviation s of the learned q and k entries", "2.0"),
+    ("class", "code", "K7XQ2M", "Class code", "K7XQ2M"),
 ]
 
 
@@ -303,7 +306,7 @@ def test_defaults_stay_out_of_the_url(browser, server) -> None:
     context.add_init_script(RUN_COUNTER_JS)
     try:
         page = context.new_page()
-        assert len(PAGES) == 10
+        assert len(PAGES) == 11
         for _title, path, _name in PAGES:
             page.goto(f"{server.url}/{path}")
             wait_for_run(page, 0)

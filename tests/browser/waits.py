@@ -26,6 +26,7 @@ PAGES = [
     ("Real model", "real-model", "real-model"),
     ("Decoder (causal)", "decoder", "decoder"),
     ("The articles, checked", "articles-checked", "articles-checked"),
+    ("Class", "class", "class"),
 ]
 
 # Counts finished script runs, so a wait can ask for "a run that ended after this moment"

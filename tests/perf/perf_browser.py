@@ -134,6 +134,8 @@ class Server(StreamlitServer):
         self.log_path = LOG
         LOG.parent.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        if self.db_url:  # class mode's database (the class section)
+            env["CLASS_DB_URL"] = self.db_url
         with open(LOG, "wb") as log:
             self.started = time.perf_counter()
             self.proc = subprocess.Popen(

@@ -1,0 +1,255 @@
+"""Class mode in real browsers: a teacher and three students, each in their own browser
+context, on one `streamlit run` server with its class database; once on SQLite and once on
+PostgreSQL. The teacher opens a class; the students join by the link (one on a phone) and by
+typing the code (after a wrong code); they follow the teacher to Step by step, through
+presenter mode's steps, get the teacher's predict-first question, answer it, and see the
+reveal; then the app server restarts, and the room, the answers and the followers are back."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import attn_core as ac
+from attn_core import walkthrough as wt
+from classroom import codes
+from tests.browser.a11y import axe_violations, report
+from tests.browser.checks import Watch, exceptions, link_problems, screenshot
+from tests.browser.classroom import (
+    MAIN,
+    PROJECTOR,
+    alerts,
+    answers,
+    choose,
+    click,
+    eventually,
+    main_button,
+    progress_lines,
+    switch_on,
+)
+from tests.browser.server import StreamlitServer
+from tests.browser.session import offline_context
+from tests.browser.waits import fill_text, go_to, open_app, text_inputs, widget_label
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+FOLLOW_S = 2.0  # issue #26: followers show the teacher's change within 2 s
+FOLLOW_SLACK_S = 6.0  # what this test allows on the shared two-core test machine (the bench times the target)
+SENTENCE = "The cat sat on the mat."
+
+
+@dataclass
+class Tab:
+    name: str
+    page: object
+    watch: Watch
+    context: object
+
+    def text(self) -> str:
+        """The main area's text, every run of white space one space (a phone wraps the title)."""
+        return " ".join(self.page.locator(MAIN).inner_text().split())
+
+    def banner(self) -> str:
+        found = self.page.locator(".st-key-class_banner")
+        return found.inner_text().strip() if found.count() else ""
+
+
+@pytest.fixture
+def class_server(db_url) -> Iterator[StreamlitServer]:
+    server = StreamlitServer(db_url=db_url).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def tab(browser, server: StreamlitServer, name: str, path: str = "", viewport: dict | None = None) -> Tab:
+    watch = Watch()
+    context = offline_context(browser, watch)
+    page = context.new_page()
+    if viewport:
+        page.set_viewport_size(viewport)
+    watch.attach(page)
+    open_app(page, server.url, path)
+    return Tab(name, page, watch, context)
+
+
+def wait_shows(t: Tab, check, what: str, timeout_s: float = 30.0) -> float:
+    """Seconds until ``check(t)`` holds."""
+    t0 = time.monotonic()
+    try:
+        eventually(t.page, lambda: check(t), f"{t.name} to show {what}", timeout_ms=int(timeout_s * 1000))
+    except AssertionError as err:
+        shot, _ = screenshot(t.page, f"class-failed-{t.name.replace(' ', '-')}")
+        states = t.page.evaluate("() => (window.__stStates || [])")
+        (shot.parent / f"{shot.stem}-runs.txt").write_text("\n".join(states))
+        states = states[-14:]
+        raise AssertionError(
+            f"{err}; {t.page.url} shows ({shot}): {t.text()[:600]}; runs: {states}; "
+            f"console: {t.watch.console_errors[-5:]} {t.watch.page_errors[-5:]}"
+        ) from None
+    return time.monotonic() - t0
+
+
+def the_answer(qi: int = 2) -> tuple[int, str, float]:
+    """Step by step's default question, from attn_core: the key query ``qi`` weights most."""
+    tokens = ac.tokenize(SENTENCE)
+    row = wt.lesson(wt.seeded_source(tuple(tokens), 16, 4, seed=0, positional=True), scale=True).steps.weights[qi]
+    k = int(np.argmax(row))
+    return k, f"{k}: {tokens[k]}", float(row.max())
+
+
+def following_now(t: Tab) -> str:
+    """The Class page's count of students following now, as shown."""
+    found = re.search(r"Students following now: (\d+)", t.text())
+    return found.group(1) if found else ""
+
+
+def poll_bars(t: Tab) -> list[str]:
+    return [s.strip() for s in t.page.locator(f"{MAIN} [data-testid='stProgress']").all_inner_texts()]
+
+
+def start_class(teacher: Tab) -> tuple[str, str, str]:
+    """Start a class on the Class page; returns (code, join link, teacher key)."""
+    click(
+        teacher.page,
+        main_button(teacher.page, "Start a class"),
+        lambda: teacher.page.locator(".st-key-class_code").count() > 0,
+    )
+    code = teacher.page.locator(".st-key-class_code p").inner_text().strip()
+    link = teacher.page.locator(f"{MAIN} [data-testid='stCode']").first.inner_text().strip()
+    teacher.page.get_by_text("Your teacher key (open it where the class cannot see it)").click()
+    key = teacher.page.locator(f"{MAIN} [data-testid='stExpander'] [data-testid='stCode']").inner_text().strip()
+    return code, link, key
+
+
+def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_server, db_url) -> None:
+    server = class_server
+    kind = "postgres" if db_url.startswith("postgresql") else "sqlite"
+    teacher = tab(browser, server, "teacher", "class")
+    code, link, key = start_class(teacher)
+    assert codes.is_code(code) and link == f"{server.url}/?room={code}"
+    assert len(codes.normalize(key)) * codes.BITS_PER_CHAR >= 128
+    qr = teacher.page.locator(f"{MAIN} img[alt='QR code of the join link {link}']")
+    shown = qr.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+    assert qr.count() == 1 and shown[0] == shown[1] and 240 <= shown[0] <= 260, shown  # unscaled: sharp modules
+    screenshot(teacher.page, f"class-{kind}-teacher-start")
+    assert not (found := axe_violations(teacher.page)), report(found)
+
+    # Three students: two by the link (one on a phone), one types a wrong code, then the right one.
+    students = [
+        tab(browser, server, "student 1", f"?room={code}"),
+        tab(browser, server, "student 2", f"?room={code}", PHONE),
+    ]
+    typist = tab(browser, server, "student 3", "class")
+    box = next(b for b in text_inputs(typist.page).all() if widget_label(b) == "Class code")
+    fill_text(typist.page, box, "ZZZZZZ")
+    wait_shows(typist, lambda t: "No open class with code ZZZZZZ." in alerts(t.page), "the wrong code's message")
+    assert "Following" not in typist.banner() and typist.page.get_by_role("button", name="Start a class").count() == 1
+    fill_text(typist.page, box, code.lower())
+    students.append(typist)
+    for s in students:
+        wait_shows(s, lambda t: t.banner().startswith(f"Following class {code}"), "the banner")
+        assert s.page.locator(".st-key-class_banner").bounding_box()["y"] < 200  # at the top of the page itself
+    wait_shows(teacher, lambda t: following_now(t) == "3", "3 students following")
+
+    # The teacher moves: Step by step, Predict first, presenter mode, then Next to step 8.
+    go_to(teacher.page, "Step by step")
+    for s in students:
+        wait_shows(
+            s, lambda t: "/step-by-step" in t.page.url and "Self-attention, step by step" in t.text(), "step by step"
+        )
+    switch_on(teacher.page, "sbs_predict", lambda: "Predict first" in teacher.text())
+    teacher.page.set_viewport_size(PROJECTOR)
+    switch_on(teacher.page, "present", lambda: bool(progress_lines(teacher.page)))
+    follow_s = []
+    for step in range(2, 9):
+        click(
+            teacher.page,
+            main_button(teacher.page, "Next →"),
+            lambda n=step: progress_lines(teacher.page)[0].startswith(f"Step {n} of"),
+        )
+        line = progress_lines(teacher.page)[0]
+        follow_s.append(
+            max(wait_shows(s, lambda t, line=line: progress_lines(t.page) == [line], line) for s in students)
+        )
+    assert max(follow_s) < FOLLOW_SLACK_S, follow_s
+    for s in students:
+        assert s.page.locator(MAIN).get_by_role("button", name="Next →").count() == 0  # students cannot move the room
+        assert "present" not in s.page.url
+    screenshot(students[1].page, f"class-{kind}-student-phone-step8")
+
+    # The poll: the teacher's question on every student's screen, with the same options.
+    _, answer_option, weight = the_answer()
+    prompt = "Which key does query 2 (“sat”) give the most weight, and how much?"
+    assert prompt in teacher.text() and "0 of 3 answered" in teacher.text()
+    picks = ["0: The", "1: cat", answer_option]
+    for s, pick in zip(students, picks, strict=True):
+        wait_shows(s, lambda t: prompt in t.text(), "the question")
+        choose(s.page, "Your pick", pick)
+        click(s.page, main_button(s.page, "Send"), lambda s=s: "Sent: " in s.text())
+        assert not answers(s.page)
+    wait_shows(teacher, lambda t: "3 of 3 answered" in t.text(), "3 of 3 answered")
+    expected_bars = sorted({f"{p}: 1 pick" for p in picks})
+    wait_shows(teacher, lambda t: sorted(poll_bars(t)) == expected_bars, "the three picks")
+    assert not any("(the answer)" in b for b in poll_bars(teacher))
+    screenshot(teacher.page, f"class-{kind}-teacher-poll")
+    assert not (found := axe_violations(teacher.page)), report(found)
+    # The key is in no address and, while presenting, nowhere on the teacher's page.
+    assert key not in teacher.page.content() and key not in teacher.page.url
+    assert all(key not in s.page.content() and key not in s.page.url for s in students)
+
+    click(teacher.page, main_button(teacher.page, "Reveal answers"), lambda: bool(answers(teacher.page)))
+    expected = f"The answer: {answer_option}, with the largest weight in the row = {weight:.3f}."
+    assert answers(teacher.page)[0].startswith(expected)
+    marked = f"✓ {answer_option} (the answer): 1 pick"
+    assert marked in poll_bars(teacher)
+    for s, pick in zip(students, picks, strict=True):
+        revealed = lambda t: any(a.startswith(expected) for a in answers(t.page)) and marked in poll_bars(t)  # noqa: E731
+        wait_shows(s, revealed, "the reveal", FOLLOW_SLACK_S * 3)
+        verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
+        assert verdict in answers(s.page)[0]
+    screenshot(students[0].page, f"class-{kind}-student-reveal")
+    screenshot(students[1].page, f"class-{kind}-student-phone-reveal")
+    # (On the phone, a wide formula of step 8 scrolls without keyboard access: the page's own, not class mode's.)
+    assert not (found := axe_violations(students[0].page)), report(found)
+    for t in (teacher, *students):
+        assert not link_problems(t.page, t.watch), (t.name, link_problems(t.page, t.watch))
+
+    # The app server restarts: the students' tabs reconnect and follow again, with their answers.
+    server.restart()
+    for s, pick in zip(students, picks, strict=True):
+        wait_shows(s, lambda t: t.banner().startswith(f"Following class {code}"), "the banner after the restart", 90)
+        wait_shows(
+            s, lambda t: any(a.startswith(expected) for a in answers(t.page)), "the answer after the restart", 60
+        )
+        verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
+        assert verdict in answers(s.page)[0]
+    # The teacher's tab is a new session, no longer the teacher's: it opens the Class page and
+    # takes the class back with the key.
+    teacher.page.set_viewport_size({"width": 1280, "height": 800})
+    open_app(teacher.page, server.url, "class")
+    teacher.page.get_by_text("Take a class back (after a reload, or on another device)").click()
+    teacher.page.get_by_label("Code of your class").fill(code)
+    teacher.page.get_by_label("Teacher key").fill(key)
+    click(
+        teacher.page,
+        main_button(teacher.page, "Take the class back"),
+        lambda: teacher.page.locator(".st-key-class_code").count() > 0,
+    )
+    wait_shows(teacher, lambda t: following_now(t) == "3", "3 students following after the restart")
+    for s in students:
+        wait_shows(s, lambda t: "/class" in t.page.url, "the teacher's Class page")
+    go_to(teacher.page, "Step by step")
+    switch_on(teacher.page, "sbs_predict", lambda: "Predict first" in teacher.text())
+    wait_shows(teacher, revealed, "the revealed answer")
+    assert "3 of 3 answered" in teacher.text()
+    for t in (teacher, *students):
+        assert not exceptions(t.page), (t.name, exceptions(t.page))
+        t.context.close()
