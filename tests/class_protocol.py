@@ -24,7 +24,7 @@ STREAM = "/_stcore/stream"
 TIMEOUT_S = 60.0
 STUDENTS = 30
 CODE = re.compile(r"^\*\*([A-Z2-9]{6})\*\*$")
-PROGRESS = re.compile(r"^\*\*Step (\d+) of (\d+)\*\*")
+PROGRESS = re.compile(r"^(?:## )?\*\*Step (\d+) of (\d+)\*\*")  # presenter mode: a heading
 
 
 class Client:
