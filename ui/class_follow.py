@@ -39,6 +39,7 @@ ASKED = "class_asked"  # this run's questions: the teacher's PollQuestions, a st
 BEAT = "class_beat_at"
 PAGES = "class_pages"  # url path -> the app's page, from the last full run
 CURRENT_HASH = "class_current_page"  # the page script hash of this session's last full run
+REPAINT = "class_repaint"  # after a switch of page: the follower's next tick draws the whole page once more
 POLL_S = 1.0  # followers ask the room's version this often
 HEARTBEAT_S = 5.0  # and say they are still there this often ("following now" looks back 15 s)
 
@@ -206,6 +207,7 @@ def _take_view(seat: dict, state: RoomState, current: str | None) -> None:
     if target is None:
         return
     if current is None or view.page != current:
+        st.session_state[REPAINT] = True
         st.switch_page(target, query_params=params)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
@@ -234,7 +236,12 @@ def _poll() -> None:
                 _take_view(seat, state, current=None)
     except UnavailableError:
         return  # the next poll tries again; the page stays as it is
-    if version != seat["applied"]:
+    # After a switch of page, the first tick draws the whole page once more: a tick of the page
+    # left behind can reach the server after the switch and run under the new page, where the
+    # check above cannot tell it from this page's own, and the browser may then have cleared the
+    # new page (seen as a blank page under the banner). Ticks reach the server in order, so a full
+    # run from this tick comes after any such late one.
+    if version != seat["applied"] or st.session_state.pop(REPAINT, False):
         st.rerun(scope="app")
 
 
