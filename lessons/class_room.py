@@ -134,7 +134,8 @@ def teacher_panel() -> None:
     code_col, qr_col = st.columns([3, 2], gap="large")
     with code_col:
         st.markdown("The class code")
-        st.container(key="class_code").markdown(f"**{held.code}**")
+        # Not "class_code": that is the join box's key (K("code")), whose label would take the code's size.
+        st.container(key="class_shown_code").markdown(f"**{held.code}**")
         st.markdown("Students join with this link, or type the code on their Class page:")
         st.code(link, language=None, wrap_lines=True)
         ticking(following_now, 2.0, "following_now")(held.code)

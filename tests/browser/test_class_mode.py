@@ -120,9 +120,9 @@ def start_class(teacher: Tab) -> tuple[str, str, str]:
     click(
         teacher.page,
         main_button(teacher.page, "Start a class"),
-        lambda: teacher.page.locator(".st-key-class_code").count() > 0,
+        lambda: teacher.page.locator(".st-key-class_shown_code").count() > 0,
     )
-    code = teacher.page.locator(".st-key-class_code p").inner_text().strip()
+    code = teacher.page.locator(".st-key-class_shown_code p").inner_text().strip()
     link = teacher.page.locator(f"{MAIN} [data-testid='stCode']").first.inner_text().strip()
     teacher.page.get_by_text("Your teacher key (open it where the class cannot see it)").click()
     key = teacher.page.locator(f"{MAIN} [data-testid='stExpander'] [data-testid='stCode']").inner_text().strip()
@@ -149,6 +149,10 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     ]
     typist = tab(browser, server, "student 3", "class")
     box = next(b for b in text_inputs(typist.page).all() if widget_label(b) == "Class code")
+    label_px = box.locator("[data-testid='stWidgetLabel'] p").first.evaluate(
+        "p => parseFloat(getComputedStyle(p).fontSize)"
+    )
+    assert label_px < 20, f"the join box's label is drawn at {label_px} px, like the class code itself"
     fill_text(typist.page, box, "ZZZZZZ")
     wait_shows(typist, lambda t: "No open class with code ZZZZZZ." in alerts(t.page), "the wrong code's message")
     assert "Following" not in typist.banner() and typist.page.get_by_role("button", name="Start a class").count() == 1
@@ -241,7 +245,7 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     click(
         teacher.page,
         main_button(teacher.page, "Take the class back"),
-        lambda: teacher.page.locator(".st-key-class_code").count() > 0,
+        lambda: teacher.page.locator(".st-key-class_shown_code").count() > 0,
     )
     wait_shows(teacher, lambda t: following_now(t) == "3", "3 students following after the restart")
     for s in students:
