@@ -31,9 +31,18 @@ Written:
   whoever read them first, so the peak reads low (a note says so): bench.py runs this section
   before any other imports torch, and the sentences are drawn in a throwaway process, but a
   virtual environment shared with running processes (tests, another server) shares its pages;
-- load_cloud.read_ahead_kb: the read-ahead of the disk under this Python environment. Each
-  page fault in a mapped library makes the kernel read that much around it, and the cgroup
-  is charged for all of it (a note when it is above Linux's default of 128 KB);
+- load_cloud.read_ahead_kb: the read-ahead of the disk the server's environment was read from.
+  Each page fault in a mapped library makes the kernel read that much around it, and the
+  cgroup is charged for all of it (a note when it is above Linux's default of 128 KB). When
+  this environment's own disk reads further ahead than that (8 MB on our machine) and root
+  may mount a loop device, the environment is first copied to one that reads 128 KB ahead
+  (DefaultReadAheadDisk), as a Cloud machine's disk most likely does, and every server of
+  the section runs from the copy (details.disk says which disk was used; a note says why
+  when the copy could not be made and this disk was measured instead);
+- memory_mb.cloud_cgroup_peak_host_disk, load_cloud.limit_hits_host_disk (and
+  read_ahead_kb_host_disk, details.*_host_disk): the same two CPU limits again, from this
+  machine's own disk, after a measurement on the copy (BENCH_CLOUD_HOST_DISK=0 skips them);
+  a shared virtual environment that other processes map makes this peak read low (a note);
 - memory_mb.cloud_peak: the server's peak resident memory, its process tree's RSS sampled
   every SAMPLE_S (without the page cache that is not mapped);
 - server_cpu_ms.step_T16: the server's CPU time (user + system, children included) per
@@ -56,8 +65,10 @@ import importlib.util
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -76,6 +87,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 STAT_KEYS = ("rss", "cache", "mapped_file")  # memory.stat lines kept with the peak (bytes -> MB)
 LINUX_READ_AHEAD_KB = 128  # the kernel's default read-ahead of a block device
+DISK_TOOLS = ("mkfs.ext4", "losetup", "blockdev", "mount", "umount")
 NAME = f"sae-bench-cloud-{os.getpid()}"
 
 
@@ -158,14 +170,93 @@ def _own_cgroups() -> dict[str, str]:
 
 
 class CloudServer(Server):
-    """perf_browser's server, started inside a cgroup."""
+    """perf_browser's server, started inside a cgroup (by ``python``, this one by default)."""
 
-    def __init__(self, cgroup: Cgroup) -> None:
+    def __init__(self, cgroup: Cgroup, python: Path | None = None) -> None:
         super().__init__()
         self.cgroup = cgroup
+        self.python = python
 
     def command(self) -> list[str]:
-        return self.cgroup.wrap(super().command())
+        cmd = super().command()  # [sys.executable, "-m", "streamlit", ...]
+        if self.python is not None:
+            cmd[0] = str(self.python)
+        return self.cgroup.wrap(cmd)
+
+
+class DefaultReadAheadDisk:
+    """This Python environment copied onto a disk that reads ahead LINUX_READ_AHEAD_KB, as a
+    Linux machine's disk does by default (Cloud's most likely does): a file-backed ext4 image
+    in a temporary folder, on a loop device (direct I/O, so the image file is not cached a
+    second time on this machine's disk), mounted there. A context manager: ``python`` is the
+    copy's interpreter; leaving unmounts, detaches and removes it all. The base interpreter
+    the virtual environment points to (pyvenv.cfg's home) and the app's own files stay where
+    they are."""
+
+    def __init__(self) -> None:
+        self.source = Path(sys.prefix).resolve()
+        self.tmp: Path | None = None
+        self.loop: str | None = None
+        self.mount: Path | None = None
+        self.copy: Path | None = None
+        self.python: Path | None = None
+        self.direct_io = False
+
+    @staticmethod
+    def unavailable() -> str | None:
+        """Why the copy cannot be made here, or None."""
+        if os.geteuid() != 0:
+            return "not root: cannot mount a loop device"
+        missing = [tool for tool in DISK_TOOLS if shutil.which(tool) is None]
+        return f"missing {', '.join(missing)}" if missing else None
+
+    def __enter__(self) -> DefaultReadAheadDisk:
+        try:
+            self._make()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _make(self) -> None:
+        used = int(_run("du", "-sb", str(self.source)).split()[0])
+        self.tmp = Path(tempfile.mkdtemp(prefix="sae-bench-disk-"))
+        image = self.tmp / "disk.img"
+        with open(image, "wb") as f:  # sparse: room for the copy and ext4's own metadata
+            f.truncate(int(used * 1.25) + 512 * 2**20)
+        _run("mkfs.ext4", "-q", "-F", str(image))
+        try:
+            self.loop = _run("losetup", "--find", "--show", "--direct-io=on", str(image)).strip()
+            self.direct_io = True
+        except subprocess.CalledProcessError:
+            self.loop = _run("losetup", "--find", "--show", str(image)).strip()
+        _run("blockdev", "--setra", str(LINUX_READ_AHEAD_KB * 2), self.loop)  # in 512-byte sectors
+        self.mount = self.tmp / "mnt"
+        self.mount.mkdir()
+        _run("mount", "-t", "ext4", "-o", "noatime", self.loop, str(self.mount))
+        copy = self.copy = self.mount / "venv"
+        _run("cp", "-a", str(self.source), str(copy))
+        self.python = copy / Path(sys.executable).relative_to(sys.prefix)
+        probe = "import importlib.util, sys; print(sys.prefix); print(importlib.util.find_spec('torch').origin)"
+        prefix, torch_origin = _run(str(self.python), "-c", probe).split()
+        if Path(prefix) != copy or not Path(torch_origin).is_relative_to(copy):
+            raise RuntimeError(f"the copied environment's python does not use its copy ({prefix}, {torch_origin})")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.mount is not None and os.path.ismount(self.mount):
+            _run("umount", str(self.mount))
+        if self.loop is not None:
+            _run("losetup", "--detach", self.loop)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def moved(self, path: Path) -> Path:
+        """``path`` inside this environment, in the copy."""
+        return self.copy / path.relative_to(self.source)
+
+
+def _run(*cmd: str) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
 
 
 def drop_page_cache() -> str | None:
@@ -311,15 +402,18 @@ async def _one_limit(
     sessions: int,
     cpu_texts: list[str] | None,
     same_input: bool = False,
+    env: tuple[Path | None, Path | None] = (None, None),
 ) -> dict:
     """A fresh server limited to ``cpus`` CPUs and MEMORY_MB: the model page, then the class
     (then, with ``same_input``, the class again, every student making the same changes; with
-    ``cpu_texts``, then the server's CPU per change)."""
+    ``cpu_texts``, then the server's CPU per change). ``env``: the server's python and that
+    environment's torch library (None: this one's)."""
     step_url, model_url = urls
+    python, lib = env
     cgroup = Cgroup()
-    server = CloudServer(cgroup)
+    server = CloudServer(cgroup, python)
     sampler = None
-    lib = torch_library()
+    lib = lib or torch_library()
     result: dict = {"shared_torch": [pid for pid in processes_mapping(lib) if pid != os.getpid()] if lib else []}
     try:
         cgroup.limit(cpus, MEMORY_MB)
@@ -364,6 +458,20 @@ async def _plain_server_cpu(step_url: str, labels: dict) -> float:
         server.stop()
 
 
+async def _limits(urls: tuple[str, str], labels: dict, sessions: int, cpu_texts: list[str] | None, env) -> dict:
+    """CPU_LIMITS suffix -> _one_limit's result, each a fresh server run by ``env``."""
+    runs = {}
+    for n, (suffix, cpus) in enumerate(CPU_LIMITS.items()):
+        texts = cpu_texts if n == 0 else None
+        runs[suffix] = await _one_limit(cpus, urls, labels, sessions, texts, same_input=cpus < 1, env=env)
+    return runs
+
+
+def _host_disk_wanted() -> bool:
+    """Whether to measure again on this machine's own disk (BENCH_CLOUD_HOST_DISK=0: no)."""
+    return os.environ.get("BENCH_CLOUD_HOST_DISK", "1") != "0"
+
+
 async def _phase(quick: bool, results: dict, notes: dict) -> None:
     urls = (url_path("step_by_step.py"), url_path("real_model.py"))
     labels = step_labels()
@@ -375,12 +483,72 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
         results["server_cpu_ms"]["step_T16"] = await _plain_server_cpu(urls[0], labels)
         return
     sessions = 5 if quick else SESSIONS
-    cloud: dict = {"memory_limit_mb": MEMORY_MB, "sessions": sessions}
-    peaks, cgroup_peaks, dropped, shared = [], [], [], set()
-    details: dict = {}
     cpu_texts = sentences_from_child(CPU_RERUNS + 1)
-    for n, (suffix, cpus) in enumerate(CPU_LIMITS.items()):
-        run = await _one_limit(cpus, urls, labels, sessions, cpu_texts if n == 0 else None, same_input=cpus < 1)
+    cloud_notes = notes.setdefault("load_cloud", {})
+    host_lib = torch_library()
+    host_ra = read_ahead_kb(Path(sys.prefix))
+    no_copy = DefaultReadAheadDisk.unavailable()
+    if no_copy is None and host_ra is not None and host_ra <= LINUX_READ_AHEAD_KB:
+        no_copy = f"this Python environment's disk already reads {host_ra} KB ahead"
+    disk = None
+    if no_copy is None:
+        try:
+            disk = DefaultReadAheadDisk().__enter__()
+        except (OSError, RuntimeError, subprocess.CalledProcessError) as err:
+            detail = getattr(err, "stderr", None) or str(err)
+            no_copy = f"the copy on a {LINUX_READ_AHEAD_KB} KB read-ahead disk failed: {detail.strip()[:200]}"
+    try:
+        env = (disk.python, disk.moved(host_lib) if host_lib else None) if disk else (None, None)
+        runs = await _limits(urls, labels, sessions, cpu_texts, env)
+        primary_ra = read_ahead_kb(disk.copy) if disk else host_ra
+        disk_text = (
+            f"a copy of the environment on an ext4 loop device reading {primary_ra} KB ahead"
+            f"{' (direct I/O)' if disk.direct_io else ''}"
+            if disk
+            else f"this machine's own disk ({host_ra} KB read-ahead)"
+        )
+    finally:
+        if disk is not None:
+            disk.__exit__()
+    if no_copy and (host_ra or 0) > LINUX_READ_AHEAD_KB:
+        cloud_notes["disk"] = (
+            f"measured on this machine's own disk, not on a {LINUX_READ_AHEAD_KB} KB read-ahead copy: {no_copy}"
+        )
+    cloud = _summary(runs, sessions, results, cloud_notes)
+    cloud["read_ahead_kb"] = primary_ra
+    cloud["details"]["disk"] = disk_text
+    if (primary_ra or 0) > LINUX_READ_AHEAD_KB:
+        cloud_notes["read_ahead"] = (
+            f"the disk under this Python environment reads {primary_ra} KB ahead (Linux's default is "
+            f"{LINUX_READ_AHEAD_KB} KB): every page fault in torch's library caches that much around it, and the "
+            "cgroup is charged for it"
+        )
+    if disk is not None and _host_disk_wanted():  # the same runs from this machine's own disk
+        host = await _limits(urls, labels, sessions, None, (None, None))
+        results["memory_mb"]["cloud_cgroup_peak_host_disk"] = max(r["max_usage_mb"] for r in host.values())
+        cloud["limit_hits_host_disk"] = sum(r["failcnt"] for r in host.values())
+        cloud["read_ahead_kb_host_disk"] = host_ra
+        for suffix, run in host.items():
+            cloud["details"][f"cgroup_peak_mb_{suffix}_host_disk"] = run["max_usage_mb"]
+            cloud["details"][f"limit_hits_{suffix}_host_disk"] = run["failcnt"]
+            cloud["details"][f"cgroup_at_peak_mb_{suffix}_host_disk"] = run["stat_at_peak"]
+        shared = {pid for run in host.values() for pid in run["shared_torch"]}
+        if shared:
+            cloud_notes["shared_torch_host_disk"] = (
+                f"on this machine's own disk, {len(shared)} other process(es) had the environment's torch library "
+                "mapped: its pages stay charged to them, so cloud_cgroup_peak_host_disk reads low"
+            )
+    elif disk is not None:
+        cloud_notes["host_disk"] = "not measured on this machine's own disk (BENCH_CLOUD_HOST_DISK=0)"
+    results["load_cloud"] = cloud
+
+
+def _summary(runs: dict, sessions: int, results: dict, cloud_notes: dict) -> dict:
+    """load_cloud's keys from one _limits (and memory_mb's cloud_peak, cloud_cgroup_peak)."""
+    cloud: dict = {"memory_limit_mb": MEMORY_MB, "sessions": sessions}
+    details: dict = {}
+    shared: set[int] = set()
+    for suffix, run in runs.items():
         shared.update(run["shared_torch"])
         if "server_cpu_ms" in run:
             results["server_cpu_ms"]["step_T16"] = run["server_cpu_ms"]
@@ -389,41 +557,31 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
         cloud[f"peak_rss_mb_{suffix}"], cloud[f"oom_kills_{suffix}"] = run["peak_rss_mb"], run["oom_kills"]
         cloud[f"cgroup_peak_mb_{suffix}"], cloud[f"limit_hits_{suffix}"] = run["max_usage_mb"], run["failcnt"]
         details[f"cgroup_at_peak_mb_{suffix}"] = run["stat_at_peak"]
-        cgroup_peaks.append(run["max_usage_mb"])
-        dropped.append(run["page_cache"] is None)
         if run["page_cache"]:
-            notes.setdefault("load_cloud", {})["page_cache"] = run["page_cache"]
+            cloud_notes["page_cache"] = run["page_cache"]
         if "same_input" in run:
             same = run["same_input"]
             cloud[f"p50_ms_{suffix}_same_input"], cloud[f"p95_ms_{suffix}_same_input"] = same["p50_ms"], same["p95_ms"]
             cloud[f"errors_{suffix}_same_input"] = same["errors"]
             cloud[f"server_cpu_ms_per_change_{suffix}_same_input"] = same.get("server_cpu_ms_per_change")
-        peaks.append(run["peak_rss_mb"])
         if run["error_samples"]:
-            notes.setdefault("load_cloud", {})[f"errors_{suffix}"] = "; ".join(run["error_samples"])[:300]
+            cloud_notes[f"errors_{suffix}"] = "; ".join(run["error_samples"])[:300]
         if not run["alive"]:
-            notes.setdefault("load_cloud", {})[f"server_{suffix}"] = "the server died (out of memory?)"
+            cloud_notes[f"server_{suffix}"] = "the server died (out of memory?)"
     cloud["errors"] = sum(v or 0 for k, v in cloud.items() if k.startswith("errors_"))
-    cloud["limit_hits"] = sum(cloud[f"limit_hits_{s}"] for s in CPU_LIMITS)
-    cloud["page_cache_dropped"] = all(dropped)
+    cloud["limit_hits"] = sum(run["failcnt"] for run in runs.values())
+    cloud["page_cache_dropped"] = all(run["page_cache"] is None for run in runs.values())
     cloud["other_processes_mapping_torch"] = len(shared)
-    cloud["read_ahead_kb"] = read_ahead_kb(Path(sys.prefix))
-    if (cloud["read_ahead_kb"] or 0) > LINUX_READ_AHEAD_KB:
-        notes.setdefault("load_cloud", {})["read_ahead"] = (
-            f"the disk under this Python environment reads {cloud['read_ahead_kb']} KB ahead (Linux's default is "
-            f"{LINUX_READ_AHEAD_KB} KB): every page fault in torch's library caches that much around it, and the "
-            "cgroup is charged for it"
-        )
     if shared:
-        notes.setdefault("load_cloud", {})["shared_torch"] = (
+        cloud_notes["shared_torch"] = (
             f"{len(shared)} other process(es) had this environment's torch library mapped (pids "
             f"{', '.join(map(str, sorted(shared)[:8]))}): its pages stay charged to them, so the cgroup peak reads "
             "low; run the bench from a virtual environment of its own"
         )
     cloud["details"] = details
-    results["load_cloud"] = cloud
-    results["memory_mb"]["cloud_peak"] = max(peaks)
-    results["memory_mb"]["cloud_cgroup_peak"] = max(cgroup_peaks)
+    results["memory_mb"]["cloud_peak"] = max(run["peak_rss_mb"] for run in runs.values())
+    results["memory_mb"]["cloud_cgroup_peak"] = max(run["max_usage_mb"] for run in runs.values())
+    return cloud
 
 
 def run(quick: bool, results: dict, notes: dict) -> None:
