@@ -5,6 +5,7 @@ validating constructor makes of it. ui.charts.browser_figure then sends it."""
 from __future__ import annotations
 
 import json
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -375,3 +376,14 @@ def test_a_bar_chart_highlights_the_chosen_key_by_colour_and_bold_label():
     assert plain.data[0].marker.color is None and "<b>" not in "".join(plain.layout.xaxis.ticktext)
     with pytest.raises(ValueError, match="highlight must be a position in 0"):
         fg.bar_chart(TOKENS, values, highlight=T)
+
+
+def test_panels_share_one_column_title_under_the_middle_panel() -> None:
+    """Side-by-side panels carry the column title once, under the middle one: three copies ran
+    into each other on a 390 px phone (issue #23)."""
+    for n in (1, 2, 3):
+        panels = [(f"W{p}", RNG.normal(size=(16, 4))) for p in range(n)]
+        layout = fg.heatmap_panels(panels, rows=None, col_title="d_k dimension").to_dict()["layout"]
+        titles = [(layout[k].get("title") or {}).get("text") for k in sorted(layout) if re.fullmatch(r"xaxis\d*", k)]
+        assert len(titles) == n and titles[n // 2] == "d_k dimension", titles
+        assert sum(t is not None and t != "" for t in titles) == 1, titles

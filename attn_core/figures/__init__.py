@@ -478,7 +478,9 @@ def heatmap_panels(
             **x_fixed,
             domain=[left, left + width],
             anchor="y",
-            title=dict(text=col_title),
+            # One column title, under the middle panel: the panels share it, and three copies
+            # side by side run into each other on a phone ("d_k dimensid_k dimension").
+            title=dict(text=col_title if p == len(mats) // 2 else ""),
             showgrid=False,
             zeroline=False,
         )
