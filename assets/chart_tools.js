@@ -36,6 +36,18 @@ function keepStageSize() {
         args = figure ? [{ ...figure, layout: sized }] : [args[0], sized, ...args.slice(2)];
       }
     }
+    if (!box) return react.call(this, gd, ...args);
+    // Streamlit's second call (the measured size, which the first call already drew at) can
+    // carry the same figure in new objects; Plotly then draws it all again, more often when the
+    // first drawing has not finished. A call that repeats the last one exactly is left out.
+    let same = '';
+    try {
+      same = JSON.stringify(args);
+    } catch (err) {
+      same = '';
+    }
+    if (same && gd.__stageLast === same) return Promise.resolve(gd);
+    gd.__stageLast = same;
     return react.call(this, gd, ...args);
   };
 }

@@ -453,7 +453,7 @@ if sections[3] is not None:
         with left:
             show_panels(
                 "art_shapes_xq",
-                [("X", s.x), ("Q = XW", s.q)],
+                [("X", s.x), ("Q", s.q)],  # not "Q = XW": it ran into "X" on a narrow chart
                 rows=s.tokens,
                 cols=(*dim_labels(d, "x"), *dim_labels(d_k, "q")),
                 title=f"X ({T} × {d}) and Q ({q_shape[0]} × {q_shape[1]})",

@@ -48,7 +48,16 @@ _MEASURE_JS = r"""
     const title = plot.querySelector('.g-gtitle text.gtitle');
     const note = plot.querySelector('text.chart-fit-note');
     const name = (full.title && full.title.text) || '';
-    charts.push({name, box: round(plot.getBoundingClientRect()), svg: round(svg),
+    // The chart's own words (its title and the note under it, axis titles, panel names), each
+    // box once: none may run into another ("d_k dimensid_k dimension").
+    const words = [];
+    for (const t of plot.querySelectorAll(
+        '.g-gtitle text.gtitle, [class^="g-x"][class$="title"] text, [class^="g-y"][class$="title"] text, '
+        + 'g.annotation-text-g text, text.chart-fit-note')) {
+      if (!t.textContent.trim() || !t.checkVisibility({visibilityProperty: true})) continue;
+      words.push({text: t.textContent.trim().slice(0, 40), box: round(t.getBoundingClientRect())});
+    }
+    charts.push({name, words, box: round(plot.getBoundingClientRect()), svg: round(svg),
                  title: title && title.textContent.trim() ? round(title.getBoundingClientRect()) : null,
                  note: note ? round(note.getBoundingClientRect()) : null});
     for (const group of plot.querySelectorAll('.heatmaplayer .hm')) {
@@ -113,6 +122,19 @@ class Screen:
                     out.append(f"{what} of {c['name']!r}: {_box(box)} outside {_box(svg)}")
         return out
 
+    def words_overlapping(self) -> list[str]:
+        """A chart's title, note, axis titles and panel names that run into one another."""
+        out = []
+        for c in self.data["charts"]:
+            words = c["words"]
+            out += [
+                f"{c['name']!r}: {a['text']!r} {_box(a['box'])} and {b['text']!r} {_box(b['box'])} overlap"
+                for i, a in enumerate(words)
+                for b in words[i + 1 :]
+                if _words_collide(a["box"], b["box"])
+            ]
+        return out
+
     def cell_problems(self) -> list[str]:
         """Heatmap cell numbers that spill out of their cell, overlap another, or are under 9 px."""
         out = []
@@ -155,6 +177,15 @@ def _overlap(a: dict, b: dict) -> bool:
     return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
         min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
     )
+
+
+def _words_collide(a: dict, b: dict) -> bool:
+    """Two lines of text drawn into each other. A text's box holds its font's whole line height,
+    so a title and the note right under it share a pixel or two of box without touching: they
+    collide only when they share over 3 px sideways and a third of the lower one's height."""
+    across = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    down = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return across > 3 and down > min(a["height"], b["height"]) / 3
 
 
 def _box(r: dict) -> str:

@@ -6,7 +6,8 @@ a phone.
   screen's height, and the body text is at least 20 px.
 - At 390 px and at 1280×800, on every page and in every presenter section: no heatmap cell number
   spills out of its cell or overlaps another (or is drawn under 9 px), every chart title (and the
-  note under it) lies within its chart, and the page does not scroll sideways. On the phone,
+  note under it) lies within its chart, no title, axis title or panel name runs into another
+  ("d_k dimensid_k dimension"), and the page does not scroll sideways. On the phone,
   every control is large enough for a thumb (axe-core's target-size rule, WCAG 2.2's 2.5.8).
 
 One server and one tab: a page is opened once per mode and the window is resized between
@@ -60,7 +61,7 @@ def _name(size: dict) -> str:
 
 def _problems(screen: Screen, projector: bool) -> list[str]:
     """What is wrong with one screen; on a projector, also whether the section fits it."""
-    out = screen.cell_problems() + screen.titles_outside()
+    out = screen.cell_problems() + screen.titles_outside() + screen.words_overlapping()
     if screen.scrolls_sideways() > 1:
         out.append(f"the page scrolls {screen.scrolls_sideways():.0f} px sideways")
     if projector:
