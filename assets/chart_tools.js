@@ -18,6 +18,8 @@
 // chart, which Streamlit first hands to Plotly at the figure's own height, and only then at the
 // measured size: two draws per change. The stage's CSS has sized the chart's box already, so the
 // first call is given that box's size: Plotly draws once, and the second call finds nothing to do.
+// Any other chart keeps its own height and is given its column's width on the first call the same
+// way (a second call while the first still draws made Plotly draw it again).
 function keepStageSize() {
   const plotly = window.Plotly;
   if (!plotly || plotly.__stageSize) return;
@@ -27,12 +29,14 @@ function keepStageSize() {
     // Plotly.react(gd, data, layout, config) or, as Streamlit calls it, Plotly.react(gd, figure).
     const figure = args.length === 1 && args[0] && !Array.isArray(args[0]) ? args[0] : null;
     const layout = figure ? figure.layout : args[1];
-    const box = gd && gd.closest && gd.closest('.st-key-present_stage [data-testid="stPlotlyChart"]');
+    const stage = gd && gd.closest && gd.closest('.st-key-present_stage [data-testid="stPlotlyChart"]');
+    const box = stage || (gd && gd.closest && gd.closest('[data-testid="stPlotlyChart"]'));
     if (box && layout && layout.width === undefined) {
+      // Elsewhere the chart keeps its own height, and gets at once the width Streamlit will measure.
       const width = box.closest('[data-testid="stElementContainer"]').getBoundingClientRect().width;
-      const height = box.getBoundingClientRect().height;
-      if (width > 10 && height > 10) {
-        const sized = { ...layout, width, height };
+      const height = stage ? box.getBoundingClientRect().height : layout.height;
+      if (width > 10 && (height === undefined || height > 10)) {
+        const sized = height === undefined ? { ...layout, width } : { ...layout, width, height };
         args = figure ? [{ ...figure, layout: sized }] : [args[0], sized, ...args.slice(2)];
       }
     }
