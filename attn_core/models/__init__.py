@@ -12,11 +12,13 @@ One ``LoadedModel`` may serve many threads: every tokenizer and model call holds
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import logging
 import os
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,26 +179,33 @@ def load_model(name: str = DEFAULT_MODEL, device: str | None = None) -> LoadedMo
     return loaded
 
 
-# The packages whose files loading the model reads far more of than it keeps using.
-_READ_ONCE_PACKAGES = ("torch", "transformers", "sympy", "tokenizers", _PACKAGE)
-_NEVER_READ = (".h", ".hpp", ".cuh")  # torch's C++ headers
+# Packages whose data files (not modules) the app reads once: the model's weights, vocabulary and config.
+_DATA_PACKAGES = (_PACKAGE,)
+_CODE_SUFFIXES = (".py", ".pyc", ".so")  # read by an import or mapped: released only if this process did
+_NEVER_READ = (".h", ".hpp", ".cuh", ".pyi")  # torch's C++ headers, type stubs
+_NOT_FILES = ("/dev/", "/proc/", "/sys/", "/memfd:")  # mappings that are not files on a disk
 
 
-def release_page_cache(packages: tuple[str, ...] = _READ_ONCE_PACKAGES) -> int:
-    """Hand back to the kernel the cached pages of these packages' files that no process maps
-    (posix_fadvise DONTNEED: Linux; elsewhere nothing). Returns the number of files advised.
+def release_page_cache(data_packages: tuple[str, ...] = _DATA_PACKAGES) -> int:
+    """Hand back to the kernel the cached pages no process maps of the files this process has
+    read: the source and bytecode of every imported module, every library it maps, and the data
+    files of ``data_packages`` (posix_fadvise DONTNEED: Linux; elsewhere nothing). Returns the
+    number of files advised.
 
-    Importing transformers reads all of its ~1,700 source files, and the kernel reads ahead
-    around every page of torch's 430 MB library that gets mapped. Those cached pages count
-    against the app's memory limit (690 MB on Streamlit Community Cloud's smallest machine)
-    until the kernel has to reclaim them. Mapped pages, the code in use and the model's
-    weights, stay; a page needed again is read again.
+    Importing transformers reads about 3,000 modules of its own, torch's and sympy's, and the
+    kernel reads ahead around every page of torch's 430 MB library that gets mapped. Those
+    cached pages count against the app's memory limit (690 MB on Streamlit Community Cloud's
+    smallest machine) until the kernel has to reclaim them. Mapped pages, the code in use and
+    the model's weights, stay; a page needed again is read again. Files this process never
+    read are left alone: opening one makes the kernel keep its inode, charged to the same
+    limit, and opening every file of torch, transformers and sympy (13,000, most never
+    imported) cost 11 MB of kernel memory.
     """
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:
         return 0
     count = 0
-    for path in _package_files(packages):
+    for path in _files_read(data_packages):
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
@@ -211,13 +220,27 @@ def release_page_cache(packages: tuple[str, ...] = _READ_ONCE_PACKAGES) -> int:
     return count
 
 
-def _package_files(packages: tuple[str, ...]):
-    """Every file in the installed packages' folders, found without importing them."""
-    for package in packages:
+def _files_read(data_packages: tuple[str, ...]) -> set[str]:
+    """The files behind this process's imported modules (source and bytecode) and its mapped
+    files (``/proc/self/maps``), and the data files in ``data_packages``' folders (found
+    without importing them)."""
+    files = set()
+    for module in list(sys.modules.values()):
+        for attr in ("__file__", "__cached__"):
+            path = getattr(module, attr, None)
+            if isinstance(path, str) and os.path.isabs(path):
+                files.add(path)
+    with contextlib.suppress(OSError), open("/proc/self/maps") as maps:
+        for line in maps:  # address perms offset device inode [path]
+            fields = line.split(maxsplit=5)
+            if len(fields) == 6 and fields[5].startswith("/") and not fields[5].startswith(_NOT_FILES):
+                files.add(fields[5].rstrip("\n"))
+    for package in data_packages:
         spec = importlib.util.find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec else []:
             for dirpath, _, names in os.walk(folder):
-                yield from (os.path.join(dirpath, n) for n in names if not n.endswith(_NEVER_READ))
+                files.update(os.path.join(dirpath, n) for n in names if not n.endswith(_CODE_SUFFIXES + _NEVER_READ))
+    return files
 
 
 def _from_pretrained(source: str, local_only: bool) -> tuple[Any, torch.nn.Module]:
