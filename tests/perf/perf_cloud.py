@@ -33,16 +33,23 @@ Written:
   virtual environment shared with running processes (tests, another server) shares its pages;
 - load_cloud.read_ahead_kb: the read-ahead of the disk the server's environment was read from.
   Each page fault in a mapped library makes the kernel read that much around it, and the
-  cgroup is charged for all of it (a note when it is above Linux's default of 128 KB). When
-  this environment's own disk reads further ahead than that (8 MB on our machine) and root
-  may mount a loop device, the environment is first copied to one that reads 128 KB ahead
-  (DefaultReadAheadDisk), as a Cloud machine's disk most likely does, and every server of
-  the section runs from the copy (details.disk says which disk was used; a note says why
-  when the copy could not be made and this disk was measured instead);
+  cgroup is charged for all of it (a note when it is above Linux's default of 128 KB). Where
+  root may mount a loop device, the server does not run from this Python environment (a
+  developer's, with the test tools and whatever else was installed in it) but from the Cloud
+  install: requirements.txt installed as `make run` installs it, by the Makefile, onto a disk
+  that reads 128 KB ahead, as a Cloud machine's disk most likely does (DefaultReadAheadDisk;
+  details.disk says what was measured). If that install fails, a copy of this environment
+  goes on that disk instead, and if no disk can be made, this environment is measured where
+  it is; a note says why, since other packages change what the server imports (transformers
+  imports scipy whenever it is installed);
+- load_cloud.install_mb: the size of the environment measured (du), the Cloud install's where
+  it was made (issue #21: under 2.5 GB);
 - memory_mb.cloud_cgroup_peak_host_disk, load_cloud.limit_hits_host_disk (and
   read_ahead_kb_host_disk, details.*_host_disk): the same two CPU limits again, from this
-  machine's own disk, after a measurement on the copy (BENCH_CLOUD_HOST_DISK=0 skips them);
-  a shared virtual environment that other processes map makes this peak read low (a note);
+  environment on this machine's own disk, after the measurement on the loop device
+  (BENCH_CLOUD_HOST_DISK=0 skips them); details.packages_only_in_host_environment lists what
+  this environment has that the Cloud install has not; a shared virtual environment that
+  other processes map makes this peak read low (a note);
 - memory_mb.cloud_peak: the server's peak resident memory, its process tree's RSS sampled
   every SAMPLE_S (without the page cache that is not mapped);
 - server_cpu_ms.step_T16: the server's CPU time (user + system, children included) per
@@ -185,13 +192,19 @@ class CloudServer(Server):
 
 
 class DefaultReadAheadDisk:
-    """This Python environment copied onto a disk that reads ahead LINUX_READ_AHEAD_KB, as a
-    Linux machine's disk does by default (Cloud's most likely does): a file-backed ext4 image
-    in a temporary folder, on a loop device (direct I/O, so the image file is not cached a
-    second time on this machine's disk), mounted there. A context manager: ``python`` is the
-    copy's interpreter; leaving unmounts, detaches and removes it all. The base interpreter
-    the virtual environment points to (pyvenv.cfg's home) and the app's own files stay where
-    they are."""
+    """The Cloud install on a disk that reads ahead LINUX_READ_AHEAD_KB, as a Linux machine's
+    disk does by default (Cloud's most likely does): a file-backed ext4 image in a temporary
+    folder, on a loop device (direct I/O, so the image file is not cached a second time on this
+    machine's disk), mounted there. The environment on it is made as Cloud makes its own, from
+    requirements.txt alone: the Makefile's run install (``make VENV=... .run-stamp``, the
+    packages `make run` installs, none of the test tools), so that the server imports what it
+    would import on Cloud (transformers imports scipy, for one, whenever it is installed). If
+    that install fails (no network, no pip cache), this Python environment is copied there
+    instead (``how`` says which; ``install_error`` why). A context manager: ``python`` is the
+    environment's interpreter, ``torch_lib`` its torch library; leaving unmounts, detaches and
+    removes it all. The base interpreter and the app's own files stay where they are."""
+
+    IMAGE_BYTES = 4 * 2**30  # sparse; the install is meant to stay under 2.5 GB (issue #21)
 
     def __init__(self) -> None:
         self.source = Path(sys.prefix).resolve()
@@ -200,11 +213,14 @@ class DefaultReadAheadDisk:
         self.mount: Path | None = None
         self.copy: Path | None = None
         self.python: Path | None = None
+        self.torch_lib: Path | None = None
         self.direct_io = False
+        self.how = ""
+        self.install_error: str | None = None
 
     @staticmethod
     def unavailable() -> str | None:
-        """Why the copy cannot be made here, or None."""
+        """Why the disk cannot be made here, or None."""
         if os.geteuid() != 0:
             return "not root: cannot mount a loop device"
         missing = [tool for tool in DISK_TOOLS if shutil.which(tool) is None]
@@ -219,11 +235,10 @@ class DefaultReadAheadDisk:
         return self
 
     def _make(self) -> None:
-        used = int(_run("du", "-sb", str(self.source)).split()[0])
         self.tmp = Path(tempfile.mkdtemp(prefix="sae-bench-disk-"))
         image = self.tmp / "disk.img"
-        with open(image, "wb") as f:  # sparse: room for the copy and ext4's own metadata
-            f.truncate(int(used * 1.25) + 512 * 2**20)
+        with open(image, "wb") as f:  # sparse: room for the install, or a copy of this environment
+            f.truncate(max(self.IMAGE_BYTES, int(du_bytes(self.source) * 1.25) + 512 * 2**20))
         _run("mkfs.ext4", "-q", "-F", str(image))
         try:
             self.loop = _run("losetup", "--find", "--show", "--direct-io=on", str(image)).strip()
@@ -235,12 +250,22 @@ class DefaultReadAheadDisk:
         self.mount.mkdir()
         _run("mount", "-t", "ext4", "-o", "noatime", self.loop, str(self.mount))
         copy = self.copy = self.mount / "venv"
-        _run("cp", "-a", str(self.source), str(copy))
-        self.python = copy / Path(sys.executable).relative_to(sys.prefix)
+        try:
+            base = getattr(sys, "_base_executable", None) or sys.executable
+            stamp = f"{copy}/.run-stamp"  # the Makefile's `make run` install, into this folder
+            _run("make", "-C", str(ROOT), "--no-print-directory", f"VENV={copy}", f"PYTHON={base}", stamp)
+            self.how = "install"
+        except subprocess.CalledProcessError as err:
+            self.install_error = (err.stderr or err.stdout or str(err)).strip()[-200:]
+            shutil.rmtree(copy, ignore_errors=True)
+            _run("cp", "-a", str(self.source), str(copy))
+            self.how = "copy"
+        self.python = copy / "bin" / "python"
         probe = "import importlib.util, sys; print(sys.prefix); print(importlib.util.find_spec('torch').origin)"
         prefix, torch_origin = _run(str(self.python), "-c", probe).split()
         if Path(prefix) != copy or not Path(torch_origin).is_relative_to(copy):
-            raise RuntimeError(f"the copied environment's python does not use its copy ({prefix}, {torch_origin})")
+            raise RuntimeError(f"the environment's python does not use it ({prefix}, {torch_origin})")
+        self.torch_lib = next(iter(sorted((Path(torch_origin).parent / "lib").glob("libtorch_cpu.so*"))), None)
 
     def __exit__(self, *exc: object) -> None:
         if self.mount is not None and os.path.ismount(self.mount):
@@ -250,9 +275,16 @@ class DefaultReadAheadDisk:
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def moved(self, path: Path) -> Path:
-        """``path`` inside this environment, in the copy."""
-        return self.copy / path.relative_to(self.source)
+
+def du_bytes(path: Path) -> int:
+    """The bytes of the files under ``path`` (``du -sb``)."""
+    return int(_run("du", "-sb", str(path)).split()[0])
+
+
+def distributions(python: Path | str) -> set[str]:
+    """The names of the distributions installed in ``python``'s environment (lower case)."""
+    code = "import importlib.metadata as m, json; print(json.dumps([d.metadata['Name'] for d in m.distributions()]))"
+    return {name.lower() for name in json.loads(_run(str(python), "-c", code)) if name}
 
 
 def _run(*cmd: str) -> str:
@@ -485,37 +517,48 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
     sessions = 5 if quick else SESSIONS
     cpu_texts = sentences_from_child(CPU_RERUNS + 1)
     cloud_notes = notes.setdefault("load_cloud", {})
-    host_lib = torch_library()
     host_ra = read_ahead_kb(Path(sys.prefix))
-    no_copy = DefaultReadAheadDisk.unavailable()
-    if no_copy is None and host_ra is not None and host_ra <= LINUX_READ_AHEAD_KB:
-        no_copy = f"this Python environment's disk already reads {host_ra} KB ahead"
+    no_disk = DefaultReadAheadDisk.unavailable()
     disk = None
-    if no_copy is None:
+    if no_disk is None:
         try:
             disk = DefaultReadAheadDisk().__enter__()
         except (OSError, RuntimeError, subprocess.CalledProcessError) as err:
             detail = getattr(err, "stderr", None) or str(err)
-            no_copy = f"the copy on a {LINUX_READ_AHEAD_KB} KB read-ahead disk failed: {detail.strip()[:200]}"
+            no_disk = f"making it failed: {detail.strip()[:200]}"
     try:
-        env = (disk.python, disk.moved(host_lib) if host_lib else None) if disk else (None, None)
+        env = (disk.python, disk.torch_lib) if disk else (None, None)
+        measured = disk.copy if disk else Path(sys.prefix)
+        cloud_install = disk is not None and disk.how == "install"
+        install_mb = round(du_bytes(measured) / 2**20)
+        packages = distributions(env[0] or sys.executable)
         runs = await _limits(urls, labels, sessions, cpu_texts, env)
-        primary_ra = read_ahead_kb(disk.copy) if disk else host_ra
+        primary_ra = read_ahead_kb(measured)
+        made = "the Cloud install (requirements.txt, as `make run` installs it)"
+        made = made if cloud_install else "a copy of this environment"
         disk_text = (
-            f"a copy of the environment on an ext4 loop device reading {primary_ra} KB ahead"
-            f"{' (direct I/O)' if disk.direct_io else ''}"
+            f"{made} on an ext4 loop device reading {primary_ra} KB ahead{' (direct I/O)' if disk.direct_io else ''}"
             if disk
-            else f"this machine's own disk ({host_ra} KB read-ahead)"
+            else f"this environment, on this machine's own disk ({host_ra} KB read-ahead)"
         )
     finally:
         if disk is not None:
             disk.__exit__()
-    if no_copy and (host_ra or 0) > LINUX_READ_AHEAD_KB:
+    if no_disk:
         cloud_notes["disk"] = (
-            f"measured on this machine's own disk, not on a {LINUX_READ_AHEAD_KB} KB read-ahead copy: {no_copy}"
+            f"measured this environment on this machine's own disk, not the Cloud install on a "
+            f"{LINUX_READ_AHEAD_KB} KB read-ahead disk ({no_disk})"
+        )
+    if not cloud_install:
+        cloud_notes["install"] = (
+            "the server ran from this environment, not from a fresh install of requirements.txt"
+            f"{f' (the install failed: {disk.install_error})' if disk and disk.install_error else ''}: packages "
+            "the Cloud install does not have change what the server imports (transformers imports scipy whenever "
+            "it is installed), so the peak may read high; install_mb is this environment's size"
         )
     cloud = _summary(runs, sessions, results, cloud_notes)
     cloud["read_ahead_kb"] = primary_ra
+    cloud["install_mb"] = install_mb
     cloud["details"]["disk"] = disk_text
     if (primary_ra or 0) > LINUX_READ_AHEAD_KB:
         cloud_notes["read_ahead"] = (
@@ -523,9 +566,17 @@ async def _phase(quick: bool, results: dict, notes: dict) -> None:
             f"{LINUX_READ_AHEAD_KB} KB): every page fault in torch's library caches that much around it, and the "
             "cgroup is charged for it"
         )
-    if disk is not None and _host_disk_wanted():  # the same runs from this machine's own disk
+    if disk is not None and _host_disk_wanted():  # the same runs from this environment, on this machine's disk
         host = await _limits(urls, labels, sessions, None, (None, None))
         results["memory_mb"]["cloud_cgroup_peak_host_disk"] = max(r["max_usage_mb"] for r in host.values())
+        extra = sorted(distributions(sys.executable) - packages)
+        cloud["details"]["packages_only_in_host_environment"] = extra
+        if extra and cloud_install:
+            cloud_notes["host_environment"] = (
+                f"this environment has {len(extra)} package(s) that the Cloud install has not "
+                f"({', '.join(extra[:10])}{', ...' if len(extra) > 10 else ''}): the *_host_disk figures are "
+                "for its imports, not only for another disk"
+            )
         cloud["limit_hits_host_disk"] = sum(r["failcnt"] for r in host.values())
         cloud["read_ahead_kb_host_disk"] = host_ra
         for suffix, run in host.items():
