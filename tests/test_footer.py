@@ -174,5 +174,6 @@ def test_a_footer_keeps_a_questions_answer_until_it_is_revealed(script, prefix, 
     assert answer in _footer_lines(at)
     at.toggle(key=f"{prefix}_predict").set_value(True).run()
     assert answer not in _footer_lines(at)
+    at.selectbox(key=f"{quiz_key}_pick").select_index(0).run()  # any pick: Reveal waits for one
     at.button(key=f"{quiz_key}_reveal").click().run()
     assert answer in _footer_lines(at)

@@ -20,6 +20,7 @@ from attn_core import walkthrough as wt
 from classroom import codes, storage
 from classroom.tables import Room
 from tests.conftest import ROOT
+from ui.common import PICK_PLACEHOLDER
 
 APP = str(ROOT / "app.py")
 STEP = "lessons/step_by_step.py"
@@ -196,7 +197,7 @@ def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_
     the answer it sent before is still its own, and the class still counts one student."""
     teacher, code = teacher_on_step_by_step(sbs_predict=True)
     student = session(room=code)
-    poll_widget(student.selectbox, "class_pick_").set_value(3)
+    poll_widget(student.selectbox, "class_pick_").set_value(3).run()  # a pick enables Send
     poll_widget(student.slider, "class_estimate_").set_value(0.7)
     poll_widget(student.button, "class_send_").click().run()
     again = session(**dict(student.query_params))
@@ -204,6 +205,24 @@ def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_
     assert any(t.startswith("Sent: 3: on, estimate 0.70.") for t in texts(again)), texts(again)
     teacher.run()
     assert "**1 of 1 answered**" in texts(teacher)
+
+
+def test_a_students_pick_starts_empty_and_send_waits_for_one(class_db):
+    """Nothing is picked for the student (option 0 is sometimes the answer, and a student who only
+    pressed Send would vote for it): Send is disabled until a pick (a forged Send without one is
+    tests/test_class_forged.py's empty pick)."""
+    teacher, code = teacher_on_step_by_step(sbs_predict=True)
+    student = session(room=code)
+    pick = poll_widget(student.selectbox, "class_pick_")
+    assert pick.value is None and pick.placeholder == PICK_PLACEHOLDER
+    send = poll_widget(student.button, "class_send_")
+    assert send.disabled
+    assert not any(t.startswith("Sent: ") for t in texts(student)), texts(student)
+    teacher.run()
+    assert "**0 of 1 answered**" in texts(teacher), texts(teacher)
+    poll_widget(student.selectbox, "class_pick_").set_value(1)
+    student.run()
+    assert not poll_widget(student.button, "class_send_").disabled
 
 
 def test_stop_following_and_follow_again(class_db):
@@ -256,7 +275,7 @@ def test_a_poll_goes_to_every_student_and_the_reveal_to_everyone(class_db):
     for n, student in enumerate(students):
         pick = poll_widget(student.selectbox, "class_pick_")
         options = pick.options
-        pick.set_value(n % 2)
+        pick.set_value(n % 2).run()  # a pick enables Send
         poll_widget(student.slider, "class_estimate_").set_value(0.25)
         poll_widget(student.button, "class_send_").click().run()
         assert any(t.startswith("Sent: ") for t in texts(student)), texts(student)
@@ -329,7 +348,7 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
         "They become about equal",
     ]
     assert not [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
-    pick.set_value("One key takes almost all the weight")
+    pick.set_value("One key takes almost all the weight").run()
     poll_widget(student.button, "class_send_").click().run()
     teacher.run()
     assert "**1 of 1 answered**" in texts(teacher)
@@ -362,6 +381,7 @@ def test_the_real_models_two_questions_are_polled_and_revealed_one_by_one(class_
     assert len(picks) == 2 == len(models.IT_SENTENCES)
     for pick in picks:
         pick.set_value(pick.options[1])
+    student.run()
     for send in [b for b in student.button if b.key.startswith("class_send_")]:
         send.click().run()
     teacher.run()

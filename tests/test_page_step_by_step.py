@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 from tests.figdata import decode, figure_by_title, figures, z_matrix
 from tests.hostile_corpus import HOSTILE
 from tests.quiz_checks import asked, options, reveal
-from ui.common import PRESETS
+from ui.common import PICK_PLACEHOLDER, PRESETS
 
 PAGE = str(ROOT / "lessons" / "step_by_step.py")
 DEFAULTS = dict(text=PRESETS[0], d_model=16, d_k=4, seed=0, scale=True, x100=False, causal=False, pos=True)
@@ -629,12 +629,31 @@ def test_predict_first_hides_every_matrix_that_gives_the_answer_away():
     tokens = tuple(ac.tokenize(at.text_input(key="sbs_text").value))
     source = wt.seeded_source(tokens, 16, 4, seed=0, positional=True)
     weights = wt.lesson(source, scale=True, multiplier=1.0, causal=False).steps.weights
+    at.selectbox(key="sbs_quiz_pick").select_index(0).run()  # any pick: Reveal waits for one
     at.button(key="sbs_quiz_reveal").click().run()
     answer = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
     assert f"{weights[3].max():.3f}" in answer and tokens[int(weights[3].argmax())] in answer
     titles = " | ".join(str(f["layout"].get("title")) for f in figures(at))
     for shown in (STEP_TITLES[n] for n in (5, 6, 7, 8)):
         assert shown in titles, f"{shown} is still hidden after the reveal"
+
+
+def test_a_question_starts_with_no_pick_and_reveal_waits_for_one():
+    """Nothing is picked for the student (option 0 is sometimes the answer): Reveal is disabled
+    until a pick (AppTest, like a browser, cannot click it then), and nothing is scored."""
+    at = AppTest.from_file(str(ROOT / "lessons" / "step_by_step.py"), default_timeout=60)
+    at.query_params.update({"predict": "1", "i": "3"})
+    at.run()
+    pick, reveal = at.selectbox(key="sbs_quiz_pick"), at.button(key="sbs_quiz_reveal")
+    assert pick.value is None and pick.placeholder == PICK_PLACEHOLDER
+    assert reveal.disabled
+    assert not [s for s in [*at.success, *at.info] if "The answer" in s.value]
+    assert at.session_state["quiz_score"]["asked"] == 0
+    at.selectbox(key="sbs_quiz_pick").select_index(1).run()
+    assert not at.button(key="sbs_quiz_reveal").disabled
+    at.button(key="sbs_quiz_reveal").click().run()
+    assert [s for s in [*at.success, *at.info] if "The answer" in s.value]
+    assert at.session_state["quiz_score"]["asked"] == 1
 
 
 def test_predict_first_in_presenter_mode_says_where_the_question_is():

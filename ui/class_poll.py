@@ -16,7 +16,7 @@ import streamlit as st
 
 from classroom import Classroom, PollQuestion, RefusedError, Tally, Teacher, UnavailableError
 from ui.class_mode import ticking
-from ui.common import md_escape
+from ui.common import PICK_PLACEHOLDER, md_escape
 
 TEACHER_POLL_S = 1.0
 SENT = "class_sent"  # {signature: (option, estimate) or None}: this student's answers, as sent
@@ -125,7 +125,8 @@ def _answer_form(rooms: Classroom, code: str, student: str, q: PollQuestion) -> 
     pick = cols[0].selectbox(
         "Your pick",
         range(len(q.options)),
-        index=mine[0] if mine else 0,
+        index=mine[0] if mine else None,  # no pick made for the student: option 0 is sometimes the answer
+        placeholder=PICK_PLACEHOLDER,
         format_func=lambda n: q.options[n],
         key=f"class_pick_{q.signature}",
     )
@@ -139,7 +140,15 @@ def _answer_form(rooms: Classroom, code: str, student: str, q: PollQuestion) -> 
             step=0.05,
             key=f"class_estimate_{q.signature}",
         )
-    if cols[2].button("Send", key=f"class_send_{q.signature}", type="primary", width="stretch"):
+    send = cols[2].button(
+        "Send",
+        key=f"class_send_{q.signature}",
+        type="primary",
+        width="stretch",
+        disabled=pick is None,
+        help="Pick an answer first." if pick is None else None,
+    )
+    if send and pick is not None:
         try:  # the values go as they came: the room checks them (a forged message can send anything)
             rooms.answer(code, student, q.signature, pick, estimate)
         except (RefusedError, UnavailableError) as err:

@@ -14,6 +14,7 @@ from attn_core.tables import number as num  # noqa: F401  (the pages' number for
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
+PICK_PLACEHOLDER = "Choose an answer"  # a predict-first question's pick, before the student makes one
 
 PRESETS = (
     "The cat sat on the mat.",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui import class_mode
-from ui.common import md_escape
+from ui.common import PICK_PLACEHOLDER, md_escape
 
 SCORE_KEY = "quiz_score"  # {"asked", "right", "error"} for the whole session, every page
 
@@ -53,8 +53,11 @@ def _score() -> dict:
 
 
 def _reveal(q: Question) -> None:
+    picked = st.session_state.get(f"{q.key}_pick")
+    if picked not in range(len(q.options)):  # no pick yet: the button is disabled, so only a forged click
+        return
     st.session_state[f"{q.key}_revealed"] = q.signature
-    outcome = judge(q, st.session_state.get(f"{q.key}_pick", 0), st.session_state.get(f"{q.key}_estimate"))
+    outcome = judge(q, picked, st.session_state.get(f"{q.key}_estimate"))
     score = _score()
     score["asked"] += 1
     score["right"] += int(outcome.right)
@@ -83,20 +86,33 @@ def ask(q: Question) -> bool:
     st.markdown(f"**Predict first.** {md_escape(q.prompt)}")
     pick_key, est_key = f"{q.key}_pick", f"{q.key}_estimate"
     if st.session_state.get(pick_key) not in range(len(q.options)):
-        st.session_state[pick_key] = 0
+        st.session_state[pick_key] = None  # no pick made for the student: option 0 is sometimes the answer
     st.session_state.setdefault(est_key, 0.5)
     shown = revealed(q)
     cols = st.columns([3, 2, 1], vertical_alignment="bottom")
     picked = cols[0].selectbox(
-        "Your pick", range(len(q.options)), format_func=lambda n: q.options[n], key=pick_key, disabled=shown
+        "Your pick",
+        range(len(q.options)),
+        index=None,
+        placeholder=PICK_PLACEHOLDER,
+        format_func=lambda n: q.options[n],
+        key=pick_key,
+        disabled=shown,
     )
     estimate = None
     if q.value is not None:
         estimate = cols[1].slider(f"Your estimate of {q.value_label}", 0.0, 1.0, step=0.05, key=est_key, disabled=shown)
     cols[2].button(
-        "Reveal", key=f"{q.key}_reveal", on_click=_reveal, args=(q,), disabled=shown, type="primary", width="stretch"
+        "Reveal",
+        key=f"{q.key}_reveal",
+        on_click=_reveal,
+        args=(q,),
+        disabled=shown or picked is None,
+        help=None if shown or picked is not None else "Pick an answer first.",
+        type="primary",
+        width="stretch",
     )
-    if shown:
+    if shown and picked is not None:
         outcome = judge(q, picked, estimate)
         answer = f"The answer: {md_escape(q.options[q.answer])}"
         if q.value is not None:
