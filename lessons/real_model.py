@@ -477,6 +477,11 @@ def it_questions(loaded: models.LoadedModel, layer: int, head: int) -> list[quiz
     ]
 
 
+def answers_hidden(questions: list[quiz.Question]) -> bool:
+    """Whether a prediction is still to be revealed (what would answer it stays hidden)."""
+    return bool(questions) and not all(quiz.revealed(q) for q in questions)
+
+
 def predict_it(questions: list[quiz.Question]) -> None:
     st.markdown("**Predict first: where does “it” look?** Each sentence on its own.")
     for q in questions:
@@ -490,7 +495,7 @@ def suggestion(loaded: models.LoadedModel, questions: list[quiz.Question]) -> No
     if loaded.name != models.DEFAULT_MODEL:  # the animal sentences are checked on the embedded model
         return
     layer, head = it_head(loaded, loaded.name)
-    if questions and not all(quiz.revealed(q) for q in questions):  # its numbers could give answers away
+    if answers_hidden(questions):  # its numbers could give answers away
         st.caption(
             f"Try layer {layer}, head {head} for “it”; its numbers stay hidden until you have revealed your "
             "predictions."
@@ -652,8 +657,8 @@ if loaded.fallback:
 # The question's head: the view's own head, or in the head view the first head chosen.
 questions = []
 if predict:
-    q_head = lesson.head if view != "head" else (lesson.heads[0] if lesson.heads else 0)
-    questions = it_questions(loaded, lesson.layer, q_head)
+    q_head = (lesson.layer, lesson.head if view != "head" else (lesson.heads[0] if lesson.heads else 0))
+    questions = it_questions(loaded, *q_head)
 if att.fallback:
     st.warning(md_escape(att.fallback))
 if att.truncated:
@@ -663,7 +668,12 @@ if att.truncated:
     )
 if questions:
     predict_it(questions)
-if view == "head":
+if answers_hidden(questions):  # every view draws the asked head's weights, so each would answer it
+    st.info(
+        f"This view waits until you have revealed your predictions: it would show the weights of layer {q_head[0]}, "
+        f"head {q_head[1]}, the head the questions ask about."
+    )
+elif view == "head":
     head_view(att, lesson, controls)
 elif view == "model":
     model_view(att, lesson)
@@ -689,7 +699,7 @@ def what_it_showed(
         f"{loaded.n_layers} layers of {loaded.n_heads} heads read your {att.T} tokens in {lesson.n_heads_total} "
         f"patterns of their own; {lesson.sinks_cls} of the heads put more than {share} of their attention on [CLS]."
     ]
-    if loaded.name == models.DEFAULT_MODEL and not (questions and not all(quiz.revealed(q) for q in questions)):
+    if loaded.name == models.DEFAULT_MODEL and not answers_hidden(questions):
         layer, head = it_head(loaded, loaded.name)
         rows = it_rows(loaded, loaded.name, layer, head)
         tired, congested = rows["tired"]["animal"], rows["congested"]["animal"]

@@ -372,8 +372,8 @@ def test_the_model_view_counts_how_the_heads_differ(loaded):
 
 def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):
     """With "Predict first" on, the two "it" questions are about the view's own layer and head,
-    their answers are the model's argmax and weight, and the it-head caption keeps its numbers
-    back until both answers are revealed."""
+    their answers are the model's argmax and weight, and the it-head caption and the view's
+    chart (which draws that head's weights) wait until both answers are revealed."""
     layer, head = _it_head_by_hand(loaded)
     where = f"layer {layer}, head {head}"
     at = _page()
@@ -382,15 +382,20 @@ def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded
     assert not any("puts" in c.value and where in c.value for c in at.caption)
     assert any("stay hidden" in c.value or "stays hidden" in c.value for c in at.caption)
     assert not any("“animal”" in m.value for m in at.markdown if m.value.startswith("- "))  # nor the footer
+    waits = f"This view waits until you have revealed your predictions: it would show the weights of {where},"
     for label, text in (("tired", TIRED), ("congested", CONGESTED)):
+        assert not figures(at) and any(i.value.startswith(waits) for i in at.info), [i.value for i in at.info]
         att = models.extract_attentions(loaded, text)
         row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
+        at.selectbox(key=f"rm_quiz_{label}_pick").select_index(0)  # any pick: Reveal waits for one
+        _run(at)
         at.button(key=f"rm_quiz_{label}_reveal").click()
         _run(at)
         shown = " ".join(s.value for s in [*at.success, *at.info] if "The answer" in s.value)
         assert md_escape(f"{row.argmax()}: {att.tokens[row.argmax()]}") in shown
         assert f"{row.max():.3f}" in shown
     assert any("puts" in c.value and where in c.value for c in at.caption)
+    assert figures(at) and not any(i.value.startswith(waits) for i in at.info)  # the view, drawn at last
 
 
 def test_presenter_mode_steps_through_the_views(loaded):

@@ -362,10 +362,13 @@ def test_predict_where_it_looks_in_the_real_model(page, watch, server, model) ->
         att = models.extract_attentions(model, text)
         row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
         expected.append((att.tokens, int(np.argmax(row)), float(row.max())))
-    (tired_tokens, tired_best, _), (_, congested_best, _) = expected
+    (tired_tokens, tired_best, _), (congested_tokens, congested_best, _) = expected
 
+    for n in range(2):  # nothing is picked for the student: Reveal waits for a pick
+        assert main_button(page, "Reveal", nth=n).is_disabled()
     choose(page, "Your pick", option(tired_best, tired_tokens), nth=0)  # right about "tired"
-    for n in range(2):  # the congested pick stays at its first option
+    choose(page, "Your pick", option(0, congested_tokens), nth=1)  # the first option for "congested"
+    for n in range(2):
         click(page, main_button(page, "Reveal", nth=n), lambda n=n: len(answers(page)) == n + 1, f"answer {n + 1}")
     for text, (tokens, best, top) in zip(answers(page), expected, strict=True):
         assert text.startswith(f"The answer: {option(best, tokens)}, with its weight = {top:.3f}."), text
