@@ -13,17 +13,17 @@
 // And what the server cannot know, since it never sees the browser's width: every heatmap's
 // cell numbers and every chart title are fitted to the chart as drawn (see fitChart), and a
 // formula wider than its column is drawn smaller (see fitFormula).
-// A chart on presenter mode's stage (ui/present.py) is as tall as the room the stage leaves it:
-// Streamlit measures that (height="stretch") and passes it to Plotly. A new figure mounts a new
-// chart, which Streamlit first hands to Plotly at the figure's own height, and only then at the
-// measured size: two draws per change. The stage's CSS has sized the chart's box already, so the
-// first call is given that box's size: Plotly draws once, and the second call finds nothing to do.
-// Any other chart keeps its own height and is given its column's width on the first call the same
-// way (a second call while the first still draws made Plotly draw it again).
-function keepStageSize() {
+// Each chart's first draw at its final size: Streamlit hands a newly mounted chart to Plotly
+// at the figure's own size, and only then at the size it measured for it: two draws per change.
+// Plotly.react is wrapped so that the first call already gets that size: a chart on presenter
+// mode's stage (ui/present.py), whose box the stage's CSS has sized, is as tall as that box
+// (height="stretch" on the server); any other chart keeps its own height and gets its column's
+// width. Streamlit's second call then finds nothing to do (a second call while the first still
+// drew made Plotly draw it again).
+function sizeFirstDraw() {
   const plotly = window.Plotly;
-  if (!plotly || plotly.__stageSize) return;
-  plotly.__stageSize = true;
+  if (!plotly || plotly.__sizeFirstDraw) return;
+  plotly.__sizeFirstDraw = true;
   const react = plotly.react;
   plotly.react = function (gd, ...args) {
     // Plotly.react(gd, data, layout, config) or, as Streamlit calls it, Plotly.react(gd, figure).
@@ -50,8 +50,8 @@ function keepStageSize() {
     } catch (err) {
       same = '';
     }
-    if (same && gd.__stageLast === same) return Promise.resolve(gd);
-    gd.__stageLast = same;
+    if (same && gd.__lastReact === same) return Promise.resolve(gd);
+    gd.__lastReact = same;
     return react.call(this, gd, ...args);
   };
 }
@@ -390,7 +390,7 @@ export default function () {
   });
 
   const update = () => {
-    keepStageSize(); // Plotly's code arrives with the first chart
+    sizeFirstDraw(); // Plotly's code arrives with the first chart
     for (const plot of document.querySelectorAll('.js-plotly-plot')) {
       label(plot);
       svgButton(plot);
