@@ -32,9 +32,9 @@ import attn_core as ac
 from attn_core import walkthrough as wt
 from tests.browser.a11y import axe_violations, chart_names, focus_tracker, report
 from tests.browser.checks import Watch, exceptions
-from tests.browser.classroom import PRESENT_PX
 from tests.browser.server import ROOT
 from tests.browser.session import offline_context
+from tests.browser.teaching import PRESENT_PX
 from tests.browser.waits import open_app, run_count, wait_for_run
 
 pytestmark = pytest.mark.browser

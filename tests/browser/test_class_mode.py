@@ -20,7 +20,9 @@ from attn_core import walkthrough as wt
 from classroom import codes
 from tests.browser.a11y import axe_violations, report
 from tests.browser.checks import Watch, exceptions, link_problems, screenshot
-from tests.browser.classroom import (
+from tests.browser.server import StreamlitServer
+from tests.browser.session import offline_context
+from tests.browser.teaching import (
     MAIN,
     PROJECTOR,
     alerts,
@@ -32,8 +34,6 @@ from tests.browser.classroom import (
     progress_lines,
     switch_on,
 )
-from tests.browser.server import StreamlitServer
-from tests.browser.session import offline_context
 from tests.browser.waits import fill_text, go_to, open_app, text_inputs, widget_label
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,4 @@
-"""Issue #14 in a real Chromium, the parts test_classroom.py leaves out: every page's CSV and
+"""Issue #14 in a real Chromium, the parts test_teaching_tools.py leaves out: every page's CSV and
 .npy export of one main chart parsed back to exactly what its attn_core lesson returns (and a
 CSV holding −∞ cells), presenter mode's sections on Cross-attention and the Decoder, and
 Home's live sentence box redrawing its heatmap as the student types.
@@ -23,9 +23,9 @@ from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from attn_core.figures.lab import score_labels
-from tests.browser import classroom as cr
+from tests.browser import teaching as cr
 from tests.browser.checks import chart_data, link_problems
-from tests.browser.test_classroom import Matrix, chart_z, check_downloads, query, shows_progress
+from tests.browser.test_teaching_tools import Matrix, chart_z, check_downloads, query, shows_progress
 from tests.browser.waits import open_app, wait_for_run
 
 pytestmark = pytest.mark.browser

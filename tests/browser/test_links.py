@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 
 from tests.browser.checks import Watch, link_problems
-from tests.browser.classroom import choose
 from tests.browser.server import StreamlitServer
 from tests.browser.session import offline_context
+from tests.browser.teaching import choose
 from tests.browser.waits import (
     PAGES,
     RUN_COUNTER_JS,

@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.browser.checks import chart_data, link_problems, nan_cells, screenshot
-from tests.browser.classroom import (
+from tests.browser.session import AppSession
+from tests.browser.teaching import (
     MAIN,
     PRESENT_PX,
     PROJECTOR,
@@ -22,7 +23,6 @@ from tests.browser.classroom import (
     paragraph_px,
     progress_lines,
 )
-from tests.browser.session import AppSession
 from tests.browser.waits import open_app, run_count, wait_for_run
 
 pytestmark = pytest.mark.browser

@@ -21,7 +21,6 @@ import re
 import pytest
 
 from tests.browser.checks import link_problems
-from tests.browser.classroom import MAIN, PROGRESS, click, main_button, progress_lines
 from tests.browser.screens import (
     LAPTOP,
     LARGEST_SHARE,
@@ -34,6 +33,7 @@ from tests.browser.screens import (
     small_targets,
 )
 from tests.browser.session import offline_context
+from tests.browser.teaching import MAIN, PROGRESS, click, main_button, progress_lines
 from tests.browser.waits import PAGES, open_app
 
 pytestmark = pytest.mark.browser

@@ -22,7 +22,8 @@ import attn_core
 from attn_core import experiments
 from attn_core import walkthrough as wt
 from tests.browser.checks import Watch, chart_data, link_problems, screenshot
-from tests.browser.classroom import (
+from tests.browser.session import offline_context
+from tests.browser.teaching import (
     MAIN,
     PRESENT_PX,
     PROJECTOR,
@@ -47,7 +48,6 @@ from tests.browser.classroom import (
     switch_on,
     tick_labels,
 )
-from tests.browser.session import offline_context
 from tests.browser.test_links import WIDGET_VALUE_JS
 from tests.browser.waits import open_app, run_count
 
