@@ -325,11 +325,14 @@ if deck.section(1, beside=False, heading="Every head, causal"):
         row_names=[f"layer {layer + 1}" for layer in range(decoder.n_layers)],
         col_names=[f"head {h}" for h in range(decoder.n_heads)],
         selected=(STATE.value("layer"), STATE.value("head")),
+        hidden=look[1:] if look_hidden else None,  # its pattern answers section 3's question
     )
     name = "How far back each head looks (mean distance in words)"
     with row[0] if row else st.container():
         show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name, first_layer=1))
     st.caption(f"Largest weight above the diagonal in any head: {lesson.max_above_diagonal:g}.")
+    if look_hidden:
+        st.caption(HIDDEN.format(" in section 3", f"the grey square, layer {look[1] + 1}, head {look[2]}."))
     c1, c2, c3 = present.input_columns(3) if present.on() else st.columns(3)  # under the charts: the sidebar
     layer = c1.selectbox(
         "Layer", range(decoder.n_layers), key=K("layer"), format_func=lambda n: f"layer {n + 1}", **KEEP

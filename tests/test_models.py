@@ -452,6 +452,25 @@ def test_pool_and_thumbnail_grid():
     assert np.isnan(z[32]).all()
 
 
+def test_a_hidden_thumbnail_is_a_grey_square_without_its_numbers():
+    a = _random_attentions(2, 3, 5)
+    fig = json.loads(
+        mf.thumbnail_grid(a, title="t", row_names=["a", "b"], col_names=["x", "y", "z"], hidden=(1, 2)).to_json()
+    )
+    from tests.figdata import z_matrix
+
+    grey, main, mark = fig["data"]
+    assert (grey["name"], mark["name"], mark["text"]) == ("masked", "masked", "?")
+    z, cover = z_matrix(main), z_matrix(grey)
+    square = np.zeros(cover.shape, dtype=bool)
+    square[6:11, 12:17] = True  # row 1, column 2: 5 x 5 cells after a 5-cell thumbnail and a gap
+    assert np.isnan(z[square]).all() and (cover[square] == 1).all() and np.isnan(cover[~square]).all()
+    np.testing.assert_allclose(z[6:11, 6:11], a[1, 1], atol=1e-3)  # the others as before
+    assert (mark["x"], mark["y"]) == ([14.0], [8.0])  # the square's centre
+    with pytest.raises(ValueError, match="inside the 2 x 3 grid"):
+        mf.thumbnail_grid(a, title="t", row_names=["a", "b"], col_names=["x", "y", "z"], hidden=(2, 0))
+
+
 def test_big_heatmaps_stay_light():
     a = _random_attentions(1, 1, 300)[0, 0]
     tokens = ["<b>x</b>"] * 300

@@ -307,6 +307,21 @@ def _by_hand(torch_model: TinyDecoder, decoder: dc.Decoder, words: list[str], pe
     return int(layer), int(head), attentions[layer, head, T - 1], probs
 
 
+def _grid_hidden(at: AppTest) -> tuple[int, int] | None:
+    """The (layer, head) whose thumbnail the grid of every head covers (None: all drawn), read from
+    the grid's grey "masked" layer; every other thumbnail's cells hold numbers."""
+    grid = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("All "))
+    main = z_matrix(next(t for t in grid["data"] if t.get("name") != "masked"))
+    covers = [t for t in grid["data"] if t.get("name") == "masked" and t["type"] == "heatmap"]
+    if not covers:
+        return None
+    cover = z_matrix(covers[0]) == 1.0
+    assert np.isnan(main[cover]).all()  # no numbers under the grey square
+    rows, cols = np.nonzero(cover)
+    s = rows.max() - rows.min() + 1
+    return int(rows.min() // (s + 1)), int(cols.min() // (s + 1))
+
+
 def _table_last_guesses(at: AppTest) -> str:
     return str(at.table[0].value.iloc[-1]["top 5 guesses (probability)"])
 
@@ -336,6 +351,8 @@ def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torc
     )
     assert not [f for f in figures(at) if f["layout"]["title"]["text"].startswith(f"Layer {layer + 1}, head {head}:")]
     assert any("reveal your prediction in section 3" in i.value for i in at.info)
+    assert _grid_hidden(at) == (layer, head)  # nor its thumbnail in the grid of every head
+    assert any(f"the grey square, layer {layer + 1}, head {head}." in c.value for c in at.caption)
     assert _table_last_guesses(at) == "hidden until you reveal your prediction"
 
     look = options(at, "dec_quiz_look")
@@ -348,6 +365,7 @@ def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torc
         assert md_escape(f"It is the word right after an earlier “{words[best - 1]}” (position {best - 1})") in answer
     shown = z_matrix(figure_by_title(at, f"Layer {layer + 1}, head {head}: attention weights")["data"][0])
     np.testing.assert_allclose(shown[-1], row, atol=1e-6)
+    assert _grid_hidden(at) is None
 
     top = decoder.vocab[int(np.argmax(probs))]
     nxt = options(at, "dec_quiz_next")

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from . import (
     FONT_SIZE,
     HALF_WIDTH_PX,
+    MASKED_COLOR,
     Labels,
     _colours,
     _figure,
@@ -231,11 +232,14 @@ def thumbnail_grid(
     col_names: list[str],
     selected: tuple[int, int] | None = None,
     zmax: float = 1.0,
+    hidden: tuple[int, int] | None = None,
 ) -> go.Figure:
     """A grid of small (T, T) heatmaps in one image, e.g. matrices (L, H, T, T).
 
     Larger than THUMB_MAX tokens, each thumbnail is pooled to THUMB x THUMB; a grey gap
-    separates them; ``selected`` (row, col) gets a frame.
+    separates them; ``selected`` (row, col) gets a frame. ``hidden`` (row, col) is drawn as a
+    grey square marked "?" (a layer named "masked", like a heatmap's masked cells), its numbers
+    left out of the figure: a question's answer that the grid would give away.
     """
     m = np.asarray(matrices)
     if m.ndim != 4 or m.shape[2] != m.shape[3]:
@@ -247,9 +251,40 @@ def thumbnail_grid(
     for r in range(n_rows):
         for c in range(n_cols):
             image[r * cell : r * cell + s, c * cell : c * cell + s] = pool(m[r, c], s)
+    cover = None
+    if hidden is not None:
+        r, c = hidden
+        if not (0 <= r < n_rows and 0 <= c < n_cols):
+            raise ValueError(f"hidden must be a (row, col) inside the {n_rows} x {n_cols} grid, got {hidden}")
+        block = (slice(r * cell, r * cell + s), slice(c * cell, c * cell + s))
+        image[block] = np.nan
+        cover = np.full(image.shape, np.nan, dtype=np.float32)
+        cover[block] = 1.0
     image = np.round(image, 3)
     centres = [k * cell + (s - 1) / 2 for k in range(max(n_rows, n_cols))]
     trace = dict(type="heatmap", z=image, hoverinfo="skip", colorbar=_COLORBAR, **_colours("weights", zmax=zmax))
+    traces = [trace]
+    if cover is not None:
+        grey = dict(
+            type="heatmap",
+            z=cover,
+            colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]],
+            showscale=False,
+            hoverinfo="skip",
+            name="masked",
+        )
+        mark = dict(
+            type="scatter",
+            mode="text",
+            x=[centres[hidden[1]]],
+            y=[centres[hidden[0]]],
+            text="?",
+            textfont=dict(size=FONT_SIZE + 6),
+            hoverinfo="skip",
+            showlegend=False,
+            name="masked",
+        )
+        traces = [grey, trace, mark]
     layout = dict(
         title=dict(text=html.escape(title), font=dict(size=FONT_SIZE + 2)),
         font=dict(size=FONT_SIZE),
@@ -270,7 +305,7 @@ def thumbnail_grid(
                 line=dict(color="#D62728", width=3),
             )
         ]
-    return _figure([trace], layout)
+    return _figure(traces, layout)
 
 
 def _centred_ticks(centres: list[float], names: list[str]) -> dict:
