@@ -291,7 +291,15 @@ def thumbnail_grid(
         height=int(min(900, max(260, 90 + 62 * n_rows * max(1, 12 // max(n_cols, 1))))),
         margin=dict(l=10, r=10, t=60, b=10),
         xaxis=dict(_centred_ticks(centres[:n_cols], col_names), side="top", constrain="domain"),
-        yaxis=dict(_centred_ticks(centres[:n_rows], row_names), autorange="reversed", scaleanchor="x"),
+        # Square cells: where the chart is narrower than the grid needs (a phone), the rows shrink
+        # toward the top, under the column names, rather than spreading into empty space.
+        yaxis=dict(
+            _centred_ticks(centres[:n_rows], row_names),
+            autorange="reversed",
+            scaleanchor="x",
+            constrain="domain",
+            constraintoward="top",
+        ),
     )
     if selected is not None:
         r, c = selected
