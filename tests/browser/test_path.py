@@ -21,6 +21,7 @@ import pytest
 from tests.browser.a11y import axe_violations, report
 from tests.browser.checks import Watch, link_problems, screenshot
 from tests.browser.session import AppSession, offline_context
+from tests.browser.teaching import eventually
 from tests.browser.waits import PAGES, fill_text, go_to, open_app, run_count, text_inputs, wait_for_run
 
 pytestmark = pytest.mark.browser
@@ -173,7 +174,13 @@ def test_every_page_links_to_the_next(tab) -> None:
         tab.visit(title)
         links = page.locator("[data-testid='stMain'] [data-testid='stPageLink'] a")
         link = links.first if title == "Home" else links.last  # Home: "Start here" begins the path
-        assert urlparse(link.get_attribute("href")).path.strip("/") == next_path, title
+
+        def points_at_next(link=link, next_path=next_path) -> bool:
+            return urlparse(link.get_attribute("href") or "").path.strip("/") == next_path
+
+        # The page's elements replace the last page's as its run draws them (a fresh-clone run read
+        # Home's last link, to Class, on Step by step): wait, at most a run's time, for the next lesson.
+        eventually(page, points_at_next, f"{title}'s last link to point at {next_path}")
         if title != "Home":
             assert page.get_by_text("What this page showed", exact=True).count() == 1, title
         if name in ("multi-head", "articles-checked"):  # follow two of them, the last one back home
