@@ -6,12 +6,17 @@ CHROMIUM ?= /usr/bin/chromium
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench chromium postgresql screenshots clean
+.PHONY: run check test lint bench chromium postgresql screenshots clean
 
 run: $(VENV)/.run-stamp
 	$(VENV)/bin/streamlit run app.py
 
-# Lint first: a ruff error fails `make test` (and so .ci/run) before any test runs.
+# The fast tier, for every commit: ruff, the architecture contracts, and every test that needs
+# neither a browser nor the real model (tests/unit, tests/app), on two workers.
+check: lint postgresql
+	EXPLORER_TIER=check $(PY) -m pytest -n 2 -m "not browser and not model" tests/unit tests/app
+
+# Everything, before a submission (and CI): the fast tier's lint first, then every test.
 test: lint chromium postgresql
 	$(PY) -m pytest
 
@@ -19,13 +24,14 @@ test: lint chromium postgresql
 lint: $(VENV)/.dev-stamp
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: $(VENV)/.bench-stamp chromium
-	$(PY) tests/perf/bench.py
+	$(PY) bench/bench.py
 
 # The README's projector and phone screenshots (assets/screen-*.png), from the running app.
 screenshots: $(VENV)/.dev-stamp chromium
-	$(PY) tests/screenshots.py
+	$(PY) tests/support/screenshots.py
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,8 +65,8 @@ $(VENV)/.dev-stamp: requirements-dev.txt $(VENV)/.run-stamp
 	$(PIP_INSTALL) -r requirements-dev.txt
 	touch $@
 
-$(VENV)/.bench-stamp: $(VENV)/.dev-stamp tests/perf/requirements-bench.txt
-	$(PIP_INSTALL) -r tests/perf/requirements-bench.txt
+$(VENV)/.bench-stamp: $(VENV)/.dev-stamp bench/requirements-bench.txt
+	$(PIP_INSTALL) -r bench/requirements-bench.txt
 	touch $@
 
 # A Chromium for the browser tests: Debian's package, installed as root when missing.
@@ -74,7 +80,7 @@ chromium:
 	fi
 
 # PostgreSQL server binaries for class mode's storage tests, which start a throwaway server
-# themselves (tests/pg_cluster.py): Debian's package, installed as root when missing.
+# themselves (tests/support/pg_cluster.py): Debian's package, installed as root when missing.
 PG_INITDB := $(or $(wildcard $(PG_BIN)/initdb),$(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin/initdb))))
 postgresql:
 	@if [ -n "$(PG_INITDB)" ]; then :; \

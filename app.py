@@ -1,5 +1,5 @@
-"""Self-Attention Explorer: page config, presenter mode, class mode and the list of pages.
-Nothing heavy is imported here.
+"""Self-Attention Explorer: page config, presenter mode, class mode, and the navigation built
+from the one page list (lessons/pages.py). Nothing heavy is imported here.
 
 The page scripts live in lessons/, not pages/: a folder named pages/ beside the entry script
 switches Streamlit into its legacy multipage mode until st.navigation has run once, and a
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from lessons import pages
 from ui import class_mode, present, theme
 from ui.charts import mount_chart_tools
 from ui.links import copy_link
@@ -19,30 +20,10 @@ HERE = Path(__file__).parent
 # A local file: a Material icon here would make the browser fetch it from fonts.gstatic.com.
 ICON = HERE / "assets" / "favicon.png"
 
-# In teaching order (lessons/home.py's "Start here" follows it).
+# One st.Page per entry of the page list, in teaching order.
 PAGES = [
-    st.Page("lessons/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("lessons/step_by_step.py", title="Step by step", icon=":material/stairs:", url_path="step-by-step"),
-    st.Page(
-        "lessons/softmax_lab.py", title="Softmax and scaling lab", icon=":material/science:", url_path="softmax-lab"
-    ),
-    st.Page("lessons/multi_head.py", title="Multi-head", icon=":material/view_column:", url_path="multi-head"),
-    st.Page("lessons/masks_cost.py", title="Masks and cost", icon=":material/grid_on:", url_path="masks-and-cost"),
-    st.Page(
-        "lessons/cross_attention.py", title="Cross-attention", icon=":material/swap_horiz:", url_path="cross-attention"
-    ),
-    st.Page(
-        "lessons/in_a_transformer.py",
-        title="Attention in a transformer",
-        icon=":material/account_tree:",
-        url_path="attention-in-a-transformer",
-    ),
-    st.Page("lessons/real_model.py", title="Real model", icon=":material/memory:", url_path="real-model"),
-    st.Page("lessons/decoder.py", title="Decoder (causal)", icon=":material/east:", url_path="decoder"),
-    st.Page(
-        "lessons/articles.py", title="The articles, checked", icon=":material/fact_check:", url_path="articles-checked"
-    ),
-    st.Page("lessons/class_room.py", title="Class", icon=":material/groups:", url_path="class"),
+    st.Page(p.script, title=p.title, icon=p.icon, **({"url_path": p.url_path} if p.url_path else {"default": True}))
+    for p in pages.PAGES
 ]
 
 presenting = present.start()

@@ -1,5 +1,11 @@
-"""Shared test setup: no network for Hugging Face, the repo root on sys.path, and class
-mode's databases (an SQLite file and a throwaway PostgreSQL server)."""
+"""Shared test setup: no network for Hugging Face, the repo root on sys.path, the tiers'
+markers, and class mode's databases (an SQLite file and a throwaway PostgreSQL server).
+
+The tiers: ``make check`` runs ``-m "not browser and not model"``. A test under tests/browser/
+is marked ``browser`` here; a test that loads the embedded all-MiniLM-L6-v2 model carries
+``@pytest.mark.model`` (or a module's ``pytestmark``), and in the fast tier
+(``EXPLORER_TIER=check``) loading the model without that mark fails the test, so the mark
+cannot silently go missing."""
 
 import os
 import sys
@@ -13,6 +19,33 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+BROWSER_DIR = ROOT / "tests" / "browser"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROWSER_DIR in Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _model_needs_its_mark(request, monkeypatch):
+    """In the fast tier, a test that loads the real model without the ``model`` mark fails."""
+    if os.environ.get("EXPLORER_TIER") != "check" or request.node.get_closest_marker("model"):
+        yield
+        return
+    import attn_core.models as models
+
+    load = models.load_model
+
+    def refuse(*args, **kwargs):
+        loaded = load(*args, **kwargs)  # a test of load_model's errors raises here, as it should
+        if isinstance(loaded, models.LoadedModel):
+            pytest.fail(f"{request.node.nodeid} loads the real model: mark it @pytest.mark.model", pytrace=False)
+        return loaded
+
+    monkeypatch.setattr(models, "load_model", refuse)
+    yield
 
 
 # --------------------------------------------------------------------------- class mode's databases
@@ -20,8 +53,8 @@ if str(ROOT) not in sys.path:
 
 @pytest.fixture(scope="session")
 def postgres():
-    """A throwaway PostgreSQL server for the whole test session (tests/pg_cluster.py)."""
-    from tests.pg_cluster import PostgresCluster
+    """A throwaway PostgreSQL server for the whole test session (tests/support/pg_cluster.py)."""
+    from tests.support.pg_cluster import PostgresCluster
 
     cluster = PostgresCluster().start()
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from attn_core import tables
 from attn_core.figures import _Sent
@@ -85,22 +86,30 @@ _AXIS_LOOK = {
 }
 
 
-def show_figure(fig: go.Figure, key: str, *, table: Table | None = None, focus_row: int | None = None) -> None:
+Into = present.Stage | DeltaGenerator | None  # where a chart goes: a section's stage, a container, or here
+
+
+def show_figure(
+    fig: go.Figure, key: str, *, table: Table | None = None, focus_row: int | None = None, into: Into = None
+) -> None:
     """A chart, drawn once per change (see browser_figure), with what a student can do with it.
 
     With a ``table`` (the chart's own numbers): its one-sentence description becomes the
     chart's accessible name (assets/chart_tools.js reads layout.meta), a "Show as
     table" switch shows the numbers with their token labels, and CSV and .npy downloads give
     the exact matrix. The chart's toolbar saves it as PNG or SVG either way. In presenter mode
-    every font, margin and cell is drawn larger.
+    every font, margin and cell is drawn larger. ``into``: a section's Stage (its chart area,
+    filling the stage's height in presenter mode), a container, or None (where the page writes).
     """
-    _send(_ready(fig, table, focus_row, _scale()), key, table)
+    _send(_ready(fig, table, focus_row, _scale()), key, table, into)
 
 
 SHARED_FIGURES = 64  # ready figures kept for every session: ~45 KB each at 16 tokens, ~0.4 MB at 64
 
 
-def show_chart(key: str, build, *args, table: Table | None = None, focus_row: int | None = None, **kwargs) -> None:
+def show_chart(
+    key: str, build, *args, table: Table | None = None, focus_row: int | None = None, into: Into = None, **kwargs
+) -> None:
     """``show_figure(build(*args, **kwargs), key, ...)``, with the figure built and made ready
     to send once per distinct input and presenter scale for every session: a class on the
     same example shares its charts (a sixth less server time per Step by step run when every
@@ -111,13 +120,13 @@ def show_chart(key: str, build, *args, table: Table | None = None, focus_row: in
         where = (build.__module__, build.__qualname__, code.co_filename, code.co_firstlineno)
         inputs = _content_bytes((where, args, kwargs, table, focus_row, scale))
     except (AttributeError, TypeError, ValueError, pickle.PicklingError):  # ValueError: a cycle, no memo
-        show_figure(build(*args, **kwargs), key, table=table, focus_row=focus_row)
+        show_figure(build(*args, **kwargs), key, table=table, focus_row=focus_row, into=into)
         return
     fingerprint = hashlib.blake2b(inputs, digest_size=16).digest()
     fig = _SHARED.get(fingerprint)
     if fig is None:
         fig = _SHARED.put(fingerprint, _ready(build(*args, **kwargs), table, focus_row, scale, fingerprint[:8].hex()))
-    _send(fig, key, table)
+    _send(fig, key, table, into)
 
 
 def _content_bytes(value) -> bytes:
@@ -182,13 +191,18 @@ def _ready(
     return browser_figure(fig, scale=scale, revision=revision)
 
 
-def _send(fig: go.Figure, key: str, table: Table | None) -> None:
-    """The chart and its table controls, where the page is writing; in presenter mode on the
-    stage (ui.present), as tall as the room the stage leaves it."""
+def _send(fig: go.Figure, key: str, table: Table | None, into: Into) -> None:
+    """The chart and its table controls ``into`` a section's stage (in presenter mode as tall as
+    the room the stage leaves it), a container, or where the page is writing."""
     name = table.name if table is not None else key
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": _slug(name), "scale": 2}}
-    height = "stretch" if present.fills_stage() else "content"
-    where = present.chart_area() or st
+    if isinstance(into, present.Stage):
+        where, fill = into.charts, into.fill
+    elif into is not None:
+        where, fill = into, False
+    else:  # legacy: a page that does not pass its stage yet
+        where, fill = present.chart_area() or st, present.fills_stage()
+    height = "stretch" if fill else "content"
     where.plotly_chart(fig, key=key, config=config, width="stretch", height=height, theme=None)
     if table is not None:
         table_controls(table, key, where)
@@ -265,9 +279,13 @@ def labels_of(labels: dict) -> dict:
     return {k: labels[k] for k in ("row_title", "col_title") if k in labels}
 
 
-def side_by_side(draw, *charts: tuple, columns=None) -> None:
-    """``draw(*args)`` for each chart's arguments, each in a column of its own: ``columns``, else new
-    ones (in presenter mode on the section's stage)."""
+def side_by_side(draw, *charts: tuple, columns=None, into: present.Stage | None = None) -> None:
+    """``draw(*args)`` for each chart's arguments, each in a column of its own: ``columns``, else
+    new ones (on the section's stage ``into``, where ``draw`` gets each column's Stage as ``into=``)."""
+    if into is not None:
+        for column, args in zip(into.chart_columns(len(charts)), charts, strict=True):
+            draw(*args, into=column)
+        return
     for column, args in zip(columns or present.chart_columns(len(charts)), charts, strict=True):
         with column:
             draw(*args)
@@ -282,6 +300,7 @@ def show_lines(
     x_title: str,
     y_title: str = "",
     builder=None,
+    into: Into = None,
     **kwargs,
 ) -> None:
     """Lines over a shared x (``attn_core.figures.line_chart``, or ``builder`` with the same call),
@@ -293,7 +312,7 @@ def show_lines(
     values = np.column_stack([np.asarray(v, dtype=np.float64) for v in series.values()])  # (n, lines)
     rows = [f"{v:g}" for v in np.asarray(x, dtype=np.float64)]
     table = Table(values, rows, list(series), name=title, kind="lines", row_title=x_title, col_title=y_title or "line")
-    show_figure(fig, key, table=table)
+    show_figure(fig, key, table=table, into=into)
 
 
 def show_bars(

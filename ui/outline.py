@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import pickle
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import streamlit as st
@@ -51,10 +51,6 @@ def _feed(digest, value: object) -> None:
         digest.update(pickle.dumps(value, protocol=5))
 
 
-def _go(deck: Deck, index: int) -> None:
-    st.session_state[deck.step_key] = deck.values[index] if deck.values is not None else index + 1
-
-
 def steps(deck: Deck, where=None) -> None:
     """The sidebar's list of the page's sections, and the "One step at a time" switch.
     ``where``: a container in the sidebar (so the list can sit above the page's settings)."""
@@ -71,8 +67,8 @@ def steps(deck: Deck, where=None) -> None:
                 st.button(
                     deck.heading(k),
                     key=f"{deck.step_key}_go_{k}",
-                    on_click=_go,
-                    args=(deck, k),
+                    on_click=deck.go,
+                    args=(k,),
                     type="primary" if k == deck.current else "tertiary",
                     width="stretch",
                 )
@@ -84,11 +80,21 @@ def _link(deck: Deck, index: int) -> str:
     return f"[{md_escape(deck.heading(index))}](#{deck.anchor(index)})"
 
 
-def changed_sections(before: tuple[bytes, ...] | None, after: tuple[bytes, ...]) -> list[int]:
+def changed_sections(before: Sequence[bytes] | None, after: Sequence[bytes]) -> list[int]:
     """The sections whose fingerprints differ between two runs (none without an earlier run)."""
     if before is None or len(before) != len(after):
         return []
     return [k for k, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+
+
+def _in_order(deck: Deck, prints: Mapping[str, bytes] | Sequence[bytes]) -> tuple[bytes, ...]:
+    """One fingerprint per section of ``deck``, in its order: given by section name (every
+    section named once), or (legacy) as a sequence."""
+    if not isinstance(prints, Mapping):
+        return tuple(prints)
+    if set(prints) != set(deck.names):
+        raise ValueError(f"one fingerprint per section: {sorted(deck.names)}, got {sorted(prints)}")
+    return tuple(prints[name] for name in deck.names)
 
 
 def changed_settings(before: Mapping[str, object] | None, after: Mapping[str, object]) -> list[str]:
@@ -122,12 +128,18 @@ def note_text(deck: Deck, sections: list[int], settings: list[str]) -> str:
 
 
 def changes(
-    deck: Deck, prints: tuple[bytes, ...], settings: Mapping[str, object], *, fresh: bool, where=None
+    deck: Deck,
+    prints: Mapping[str, bytes] | Sequence[bytes],
+    settings: Mapping[str, object],
+    *,
+    fresh: bool,
+    where=None,
 ) -> list[int]:
     """Near the top of the page (or in the container ``where``): after a setting changed,
-    which sections it changed, with links to them. ``prints``: one fingerprint per section of
-    ``deck``; ``settings``: label -> value of the page's settings; ``fresh``: the page's first
-    run in this visit (nothing to compare with). Returns the changed sections."""
+    which sections it changed, with links to them. ``prints``: section name -> fingerprint of
+    what that section shows, for every section of ``deck``; ``settings``: label -> value of the
+    page's settings; ``fresh``: the page's first run in this visit (nothing to compare with).
+    Returns the changed sections."""
     # The note's place is kept on every run, with or without a note: an element that comes and
     # goes would move every later one, and the browser would build them (and their charts)
     # again, losing the keyboard focus.
@@ -135,6 +147,7 @@ def changes(
     # projector a note coming and going above the stage would resize every chart (a second draw).
     box = st.sidebar.container() if present.on() else where if where is not None else st.container()
     key = f"{deck.step_key}__outline"
+    prints = _in_order(deck, prints)
     before = None if fresh else st.session_state.get(key)
     st.session_state[key] = (prints, dict(settings))
     sections = changed_sections(before[0] if before else None, prints)
@@ -148,6 +161,6 @@ def changes(
             for k in sections:
                 if k != deck.current:
                     row.button(
-                        f"Go to {deck.heading(k)}", key=f"{deck.step_key}_changed_{k}", on_click=_go, args=(deck, k)
+                        f"Go to {deck.heading(k)}", key=f"{deck.step_key}_changed_{k}", on_click=deck.go, args=(k,)
                     )
     return sections

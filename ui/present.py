@@ -17,6 +17,7 @@ the whole width (``Deck.section(..., beside=False)``).
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from streamlit.delta_generator import DeltaGenerator
 # beside its charts by putting the stage's side area on it until the run ends (see _open).
 from streamlit.delta_generator_singletons import context_dg_stack
 
+from ui.reader import Reader
 from ui.state import Param, first_value
 
 KEY = "present"
@@ -74,10 +76,67 @@ SIDE_SHARE = 0.34  # the side area's share of the width, beside the charts
 
 
 @dataclass(frozen=True)
-class _Stage:
-    """This run's stage: ``charts`` (where ui.charts draws) and ``side`` (entered for the rest
-    of the run, so a section's text lands there)."""
+class Stage:
+    """Where a section writes, passed explicitly: ``charts`` (its charts: give the stage to
+    ui.charts' ``into=``), ``side`` (its text and controls: ``with stage.side:`` or
+    ``stage.side.markdown(...)``) and ``fill`` (presenter mode: the charts fill the stage's
+    height). Outside presenter mode ``charts`` and ``side`` are one container, so the section
+    reads top to bottom in the order the page writes it."""
 
+    charts: DeltaGenerator
+    side: DeltaGenerator
+    fill: bool = False
+
+    def formula(self, tex: str) -> None:
+        """The section's formula (st.latex): in presenter mode above the charts, as wide as they
+        are, rather than beside them where it would have to shrink."""
+        (self.charts if self.fill else self.side).latex(tex)
+
+    def chart_columns(self, spec: int | list[float], **kwargs) -> list[Stage]:
+        """Columns for charts side by side, each a Stage whose charts share the stage's height
+        in presenter mode; text written to a column's ``side`` still goes beside the charts."""
+        return [
+            Stage(column, self.side if self.fill else column, self.fill)
+            for column in self.charts.columns(spec, **kwargs)
+        ]
+
+    def control_columns(self, spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
+        """Columns for a section's own controls; in presenter mode one above the other in the
+        side area (side by side they would be too narrow there)."""
+        if self.fill:
+            return [self.side.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+        return self.side.columns(spec, **kwargs)
+
+
+def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Stage:
+    """A section's stage where the page is writing (or in ``where``): in presenter mode a box
+    the stage's CSS sizes to the room left on the screen, its charts first and the rest
+    ``beside`` them (True, or the side's share of the width) or below them (False)."""
+    where = st.container() if where is None else where.container()
+    if not on():
+        return Stage(where, where)
+    box = where.container(key=STAGE_KEY, border=False)
+    if beside:
+        share = SIDE_SHARE if beside is True else float(beside)
+        charts, side = box.columns([1 - share, share], gap="large")
+    else:
+        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+    return Stage(charts, side, fill=True)
+
+
+def reader() -> Reader:
+    """Where this run's reader is, for the words modules: presenter mode, one section at a
+    time, following a class."""
+    return Reader(presenting=on(), paged=paged(), following=following())
+
+
+# ----------------------------------------------------------------------- the legacy stage
+# Pages not yet passing their stage explicitly still land here: the stage's side area is
+# entered until the run ends. It goes once every page writes through a Stage.
+
+
+@dataclass(frozen=True)
+class _Stage:
     charts: DeltaGenerator
     side: DeltaGenerator
 
@@ -130,12 +189,10 @@ def close() -> None:
             return
 
 
-def stage(beside: bool | float = True) -> None:
-    """A stage for a page without sections (Home), from here to the end of the run: charts fill
-    the room left on the screen and the rest goes beside (or below) them. Outside presenter
-    mode, nothing."""
-    if on():
-        _open(beside)
+def stage(beside: bool | float = True) -> Stage:
+    """The stage of a page without sections (Home): in presenter mode the charts fill the room
+    left on the screen and the rest goes beside (or below) them."""
+    return _new_stage(beside)
 
 
 def chart_area() -> DeltaGenerator | None:
@@ -210,89 +267,157 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
+Key = int | str  # a section by its name ("weights"); a number is the legacy 0-based index
+
+
 @dataclass(frozen=True)
 class Deck:
-    """A long page's sections. In presenter mode only the current one is shown, with Back,
-    Next and a progress line; otherwise every section is shown.
+    """A long page's sections, by name. In presenter mode (or one step at a time, or following
+    a class) only the current one is shown, with Back, Next and a progress line; otherwise every
+    section is shown.
 
-    ``step_key`` holds the 1-based section number (the page's URL parameter ``step``), or,
-    where ``values`` are given, the value of the section shown (the Real model page's ``view``).
+    ``sections`` maps each section's name to its title, in page order. ``step_key`` holds the
+    1-based number of the section shown (the page's URL parameter ``step``), or with
+    ``by_name`` the section's name (the Real model page's ``view``). The first ``counted``
+    sections are numbered ("Step 4 of 9"); later ones are extras ("One cell, worked through").
     """
 
-    titles: tuple[str, ...]
+    sections: Mapping[str, str] | tuple[str, ...]
     step_key: str
     noun: str = "Section"
-    counted: int | None = None  # sections past this many are extras: "One cell, worked through (after step 9)"
-    values: tuple[str, ...] | None = None  # the state holds values[k] for section k instead of k + 1
+    counted: int | None = None
+    by_name: bool = False
     numbered: bool = False  # section() draws "4. Title" as a header instead of "Step 4 · Title" as a subheader
+    values: tuple[str, ...] | None = None  # legacy: the state holds values[k] for section k
 
     def __post_init__(self) -> None:
-        if self.values is not None and len(self.values) != len(self.titles):
-            raise ValueError(f"a Deck needs one value per title: {len(self.values)} values, {len(self.titles)} titles")
+        if isinstance(self.sections, tuple):  # legacy: titles only, named by their index
+            names = tuple(str(k) for k in range(len(self.sections)))
+            object.__setattr__(self, "sections", dict(zip(names, self.sections, strict=True)))
+        if self.values is not None:
+            if len(self.values) != len(self.sections):
+                raise ValueError(
+                    f"a Deck needs one value per title: {len(self.values)} values, {len(self.sections)} titles"
+                )
+            object.__setattr__(self, "sections", dict(zip(self.values, self.sections.values(), strict=True)))
+            object.__setattr__(self, "by_name", True)
+        object.__setattr__(self, "sections", dict(self.sections))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.sections)
+
+    @property
+    def titles(self) -> tuple[str, ...]:
+        return tuple(self.sections.values())
+
+    def index(self, key: Key) -> int:
+        """Section ``key``'s 0-based place on the page; a ValueError names the sections there are."""
+        if isinstance(key, int):
+            if not 0 <= key < len(self.sections):
+                raise ValueError(f"no section {key}: the deck has {len(self.sections)}")
+            return key
+        try:
+            return self.names.index(key)
+        except ValueError:
+            raise ValueError(f"no section named {key!r}: the sections are {self.names}") from None
 
     @property
     def current(self) -> int:
         """The 0-based section being shown (clamped)."""
         got = st.session_state.get(self.step_key)
-        if self.values is not None:
-            return self.values.index(got) if got in self.values else 0
-        step = int(got or 1)
-        return min(max(step, 1), len(self.titles)) - 1
+        if self.by_name:
+            return self.names.index(got) if got in self.names else 0
+        try:
+            step = int(got or 1)
+        except (TypeError, ValueError):
+            step = 1
+        return min(max(step, 1), len(self.sections)) - 1
 
-    def shows(self, index: int) -> bool:
-        return not paged() or index == self.current
+    @property
+    def current_name(self) -> str:
+        return self.names[self.current]
 
-    def anchor(self, index: int) -> str:
-        """The id of section ``index``'s heading, for links to it: "sbs-step-4"."""
-        return f"{self.step_key.replace('_', '-')}-{index + 1}"
+    def shows(self, key: Key) -> bool:
+        """Whether section ``key`` is on the screen in this run."""
+        return not paged() or self.index(key) == self.current
+
+    def elsewhere(self, key: Key) -> str:
+        """Where section ``key`` is for a reader on another one (one section at a time):
+        " on step 8", else "" (it is on this page, as everything is)."""
+        k = self.index(key)
+        if not paged() or k == self.current:
+            return ""
+        counted = self.counted or len(self.sections)
+        return f" on {self.noun.lower()} {k + 1}" if k < counted else f" in “{self.titles[k]}”"
+
+    def anchor(self, key: Key) -> str:
+        """The id of a section's heading, for links to it: "sbs-weights" (legacy: "sbs-step-4")."""
+        prefix = self.step_key.split("_")[0]
+        if isinstance(key, int) and self.names[key] == str(key):
+            return f"{self.step_key.replace('_', '-')}-{key + 1}"
+        return f"{prefix}-{self.names[self.index(key)]}".replace("_", "-")
 
     def section(
-        self, index: int, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
-    ) -> bool:
-        """Whether section ``index`` is on the page: ``ready`` (its inputs are usable) and shown
-        (as ``shows``). When it is, draws its heading: the subheader "Step 4 · Queries, keys and
-        values" (the title alone for an extra past the counted ones), or with ``numbered`` the
+        self, key: Key, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
+    ) -> Stage | None:
+        """Section ``key``'s stage when it is on the page (``ready``: its inputs are usable, and
+        shown, as ``shows``), else None. Draws its heading: the subheader "Step 4 · Queries, keys
+        and values" (the title alone for an extra past the counted ones), or with ``numbered`` the
         header "4. Queries, keys and values". In presenter mode the progress line is the heading,
         and the section is laid out on the stage: its charts first, the rest ``beside`` them
-        (True, or the side's share of the width; False: below them, for charts that need the whole
-        width). ``heading`` words the heading otherwise than the title (outside presenter mode)."""
-        if not ready or not self.shows(index):
-            return False
-        if on():
-            _open(beside)
-            return True
-        if self.numbered:
-            st.header(f"{index + 1}. {heading or self.titles[index]}", anchor=self.anchor(index))
-        else:
-            st.subheader(heading or self.heading(index), anchor=self.anchor(index))
-        return True
+        (True, or the side's share of the width; False: below them, for charts that need the
+        whole width). ``heading`` words the heading otherwise than the title (outside presenter
+        mode). A legacy section (by number) returns True and enters the stage's side area."""
+        if not ready or not self.shows(key):
+            return None
+        k = self.index(key)
+        if not on():
+            if self.numbered:
+                st.header(f"{k + 1}. {heading or self.titles[k]}", anchor=self.anchor(key))
+            else:
+                st.subheader(heading or self.heading(k), anchor=self.anchor(key))
+        if isinstance(key, int):  # legacy
+            if on():
+                _open(beside)
+            return True  # type: ignore[return-value]
+        return _new_stage(beside)
 
-    def heading(self, index: int) -> str:
-        """Section ``index`` as section() titles it: "Step 4 · Queries, keys and values"."""
-        counted = self.counted or len(self.titles)
+    def heading(self, key: Key) -> str:
+        """A section's heading: "Step 4 · Queries, keys and values", "4. Queries, …"."""
+        k = self.index(key)
+        counted = self.counted or len(self.sections)
         if self.numbered:
-            return f"{index + 1}. {self.titles[index]}"
-        return f"{self.noun} {index + 1} · {self.titles[index]}" if index < counted else self.titles[index]
+            return f"{k + 1}. {self.titles[k]}"
+        return f"{self.noun} {k + 1} · {self.titles[k]}" if k < counted else self.titles[k]
+
+    def last_shown(self) -> bool:
+        """Whether the page's end is on the screen: every section, or the last one alone."""
+        return not paged() or self.current == len(self.sections) - 1
+
+    def go(self, key: Key) -> None:
+        """Show section ``key`` next (a button's callback)."""
+        k = self.index(key)
+        st.session_state[self.step_key] = self.names[k] if self.by_name else k + 1
 
     def _move(self, by: int) -> None:
-        k = min(max(self.current + by, 0), len(self.titles) - 1)
-        st.session_state[self.step_key] = self.values[k] if self.values is not None else k + 1
+        self.go(min(max(self.current + by, 0), len(self.sections) - 1))
 
     def nav(self) -> None:
         """Back, the progress line and Next (presenter mode, or one step at a time; a student
         following a class gets the line alone)."""
         if not paged():
             return
-        n, k = len(self.titles), self.current
+        n, k = len(self.sections), self.current
         st.session_state[SECTION_KEY] = self.progress(k).replace("**", "")
         if following():
             st.markdown(self.progress(k))
             return
-        if self.values is not None:
+        if self.by_name:
             # Kept as a plain value: where the state belongs to a widget the page draws only
             # outside presenter mode (the View radio), Streamlit drops it at the end of a run
             # without that widget, and Back or Next would then start from the first section.
-            st.session_state[self.step_key] = self.values[k]
+            st.session_state[self.step_key] = self.names[k]
         back, line, nxt = st.container(key=NAV_KEY).columns([1, 6, 1], vertical_alignment="center")
         back.button(
             "← Back", key=f"{self.step_key}_back", on_click=self._move, args=(-1,), disabled=k == 0, width="stretch"
@@ -309,9 +434,10 @@ class Deck:
         # In presenter mode the progress line is the section's one heading (section() draws none).
         line.markdown(f"## {self.progress(k)}" if on() else self.progress(k))
 
-    def progress(self, k: int) -> str:
-        """The progress line for section k, e.g. "**Step 4 of 9** · Queries, keys and values"."""
-        counted = self.counted or len(self.titles)
+    def progress(self, key: Key) -> str:
+        """The progress line for a section, e.g. "**Step 4 of 9** · Queries, keys and values"."""
+        k = self.index(key)
+        counted = self.counted or len(self.sections)
         if k < counted:
             return f"**{self.noun} {k + 1} of {counted}** · {self.titles[k]}"
         return f"**{self.titles[k]}** (after {self.noun.lower()} {counted})"

@@ -4,7 +4,7 @@ Streamlit runs each session's script in its own thread, and Python runs one thre
 time. When a class changes a setting at the same moment, 30 runs share that one core in
 slices and all finish together, after about 30 runs' worth of time (plus the cost of
 switching between them). Taking turns, the first finishes after one run and the last after
-about 30. Measured with 30 protocol clients on the step page (tests/perf/perf_protocol.py):
+about 30. Measured with 30 protocol clients on the step page (bench/perf_protocol.py):
 p95 from about 1.8 s to about 0.9 s.
 
 Runs queue in the order they arrive, and each hands the turn to the next in line. A run
@@ -14,7 +14,7 @@ long text on the real-model page) holds it, and then runs beside that run, as ev
 did before turns. A limit on the whole wait would not do: with half a CPU (Streamlit
 Community Cloud's smallest machine) 30 runs in line take longer than 2 s, the runs at the
 back all stopped waiting at once, and the class was back to finishing together at the end
-(tests/perf/perf_cloud.py, 30 clients at half a CPU: p95 5.9 s with that limit, 5.4 s with
+(bench/perf_cloud.py, 30 clients at half a CPU: p95 5.9 s with that limit, 5.4 s with
 no turns at all, 3.9 s in line).
 
 After a run that imported many modules (the first page, the real model), what is in memory

@@ -136,7 +136,7 @@ def _figure(traces: list[dict], layout: dict) -> go.Figure:
     only with this: no go.Heatmap, no add_trace or update_layout after the fact.
 
     Validation was most of a rerun's server time (~8 ms a heatmap), adding the template
-    most of what was left; tests/test_figures.py checks that every builder's output equals
+    most of what was left; tests/unit/test_figures.py checks that every builder's output equals
     what the validating constructor makes, template aside.
     """
     fig = go.Figure(data=traces, layout={**layout, "template": {}}, _validate=False)  # {}: nothing to add

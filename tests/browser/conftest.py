@@ -8,16 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.checks import Watch
-from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
-from tests.browser.session import offline_context
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = os.path.dirname(__file__)
-    for item in items:
-        if str(item.path).startswith(here):
-            item.add_marker(pytest.mark.browser)
+from tests.support.browser.checks import Watch
+from tests.support.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
+from tests.support.browser.session import offline_context
 
 
 @pytest.fixture(scope="session")

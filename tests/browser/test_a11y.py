@@ -1,7 +1,7 @@
 """Accessibility in a real Chromium (issue #15: WCAG 2.1 AA on every page, every chart
 readable without sight, every control usable from the keyboard).
 
-- axe-core 4.14 (tests/browser/a11y.py) finds no WCAG 2.0/2.1 A or AA violation on any page
+- axe-core 4.14 (tests/support/browser/a11y.py) finds no WCAG 2.0/2.1 A or AA violation on any page
   listed in app.py, in the light and the dark theme, and in presenter mode (?present=1) in
   both themes: in the page's first state, with a chart's "Show as table" switched on, and
   with "Predict first" on where the page has it. The same on presenter mode's later sections
@@ -19,50 +19,35 @@ readable without sight, every control usable from the keyboard).
 
 from __future__ import annotations
 
-import ast
 import re
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import attn_core as ac
 from attn_core import walkthrough as wt
-from tests.browser.a11y import axe_violations, chart_names, focus_tracker, report
-from tests.browser.checks import Watch, exceptions
-from tests.browser.server import ROOT
-from tests.browser.session import offline_context
-from tests.browser.teaching import PRESENT_PX
-from tests.browser.waits import open_app, run_count, wait_for_run
+from lessons import pages
+from tests.support.browser.a11y import axe_violations, chart_names, focus_tracker, report
+from tests.support.browser.checks import Watch, exceptions
+from tests.support.browser.session import offline_context
+from tests.support.browser.teaching import PRESENT_PX
+from tests.support.browser.waits import open_app, run_count, wait_for_run
 
 pytestmark = pytest.mark.browser
 
 
 def app_pages() -> list[tuple[str, str]]:
-    """(title, url path) of every st.Page in app.py, in order: the pages as the app lists
-    them today, so a new page is checked without editing this file."""
-    pages = []
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
-            kw = {k.arg: k.value for k in node.keywords}
-            title = ast.literal_eval(kw["title"])
-            if "default" in kw and ast.literal_eval(kw["default"]):
-                path = ""
-            elif "url_path" in kw:
-                path = ast.literal_eval(kw["url_path"])
-            else:
-                path = Path(ast.literal_eval(node.args[0])).stem
-            pages.append((title, path))
-    return pages
+    """(title, url path) of every page, in the page list's order (lessons/pages.py)."""
+    return [(p.title, p.url_path) for p in pages.PAGES]
 
 
 PAGES = app_pages()
 PAGE_IDS = [path or "home" for _, path in PAGES]
 # Presenter mode's later sections, opened by link: (url path, query after present=1).
 PRESENT_LATER = [("step-by-step", "step=8")]  # the attention weights, with their table
-# The Real model page's views other than its first, the head view (lessons/real_model.py VIEW_NAMES).
+# The Real model page's views other than its first, the head view (lessons/real_model/page.py VIEW_NAMES).
 REAL_MODEL_VIEWS = {
     "model": "Model view",
     "neuron": "Neuron view",
@@ -70,7 +55,7 @@ REAL_MODEL_VIEWS = {
     "reproduce": "Reproduce a head",
 }
 
-# Step by step's defaults (lessons/step_by_step.py): the first preset, d_model 16, d_k 4,
+# Step by step's defaults (lessons/step_by_step/page.py): the first preset, d_model 16, d_k 4,
 # seed 0, positions on, scaled, no ×100, no mask; query i = 2 and key j = 1.
 SBS_TEXT = "The cat sat on the mat."
 SBS_I = 2

@@ -18,11 +18,11 @@ import pytest
 import attn_core as ac
 from attn_core import walkthrough as wt
 from classroom import codes
-from tests.browser.a11y import axe_violations, report
-from tests.browser.checks import Watch, exceptions, link_problems, screenshot
-from tests.browser.server import StreamlitServer
-from tests.browser.session import offline_context
-from tests.browser.teaching import (
+from tests.support.browser.a11y import axe_violations, report
+from tests.support.browser.checks import Watch, exceptions, link_problems, screenshot
+from tests.support.browser.server import StreamlitServer
+from tests.support.browser.session import offline_context
+from tests.support.browser.teaching import (
     MAIN,
     PROJECTOR,
     alerts,
@@ -34,7 +34,7 @@ from tests.browser.teaching import (
     progress_lines,
     switch_on,
 )
-from tests.browser.waits import fill_text, go_to, open_app, text_inputs, widget_label
+from tests.support.browser.waits import fill_text, go_to, open_app, text_inputs, widget_label
 
 pytestmark = pytest.mark.browser
 

@@ -14,10 +14,10 @@ import pytest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
-from tests.browser.checks import Watch
-from tests.browser.server import CHROMIUM_ARGS
-from tests.browser.session import async_offline_context
-from tests.browser.waits import RAN_SINCE_JS, RUN_COUNTER_JS, STATE_JS
+from tests.support.browser.checks import Watch
+from tests.support.browser.server import CHROMIUM_ARGS
+from tests.support.browser.session import async_offline_context
+from tests.support.browser.waits import RAN_SINCE_JS, RUN_COUNTER_JS, STATE_JS
 
 pytestmark = pytest.mark.browser
 

@@ -23,10 +23,10 @@ from attn_core import trained_decoder as dc
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
 from attn_core.figures.lab import score_labels
-from tests.browser import teaching as cr
-from tests.browser.checks import chart_data, link_problems
 from tests.browser.test_teaching_tools import Matrix, chart_z, check_downloads, query, shows_progress
-from tests.browser.waits import open_app, wait_for_run
+from tests.support.browser import teaching as cr
+from tests.support.browser.checks import chart_data, link_problems
+from tests.support.browser.waits import open_app, wait_for_run
 
 pytestmark = pytest.mark.browser
 

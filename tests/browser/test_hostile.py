@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.checks import chart_data, injected_elements, nan_cells, svg_nan_text
-from tests.browser.session import AppSession
-from tests.browser.waits import PAGES, fill_text, text_inputs, widget_label
-from tests.hostile_corpus import HOSTILE
+from tests.support.browser.checks import chart_data, injected_elements, nan_cells, svg_nan_text
+from tests.support.browser.session import AppSession
+from tests.support.browser.waits import PAGES, fill_text, text_inputs, widget_label
+from tests.support.hostile_corpus import HOSTILE
 
 pytestmark = pytest.mark.browser
 

@@ -15,11 +15,11 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from tests.browser.checks import Watch, link_problems
-from tests.browser.server import StreamlitServer
-from tests.browser.session import offline_context
-from tests.browser.teaching import choose
-from tests.browser.waits import (
+from tests.support.browser.checks import Watch, link_problems
+from tests.support.browser.server import StreamlitServer
+from tests.support.browser.session import offline_context
+from tests.support.browser.teaching import choose
+from tests.support.browser.waits import (
     PAGES,
     RUN_COUNTER_JS,
     bump_number,

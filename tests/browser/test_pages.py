@@ -8,9 +8,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.browser.checks import MIN_FONT_PX, chart_data, nan_cells, screenshot, small_text, svg_nan_text
-from tests.browser.session import AppSession
-from tests.browser.waits import (
+from tests.support.browser.checks import MIN_FONT_PX, chart_data, nan_cells, screenshot, small_text, svg_nan_text
+from tests.support.browser.session import AppSession
+from tests.support.browser.waits import (
     PAGES,
     bump_number,
     fill_text,

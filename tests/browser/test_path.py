@@ -18,11 +18,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.a11y import axe_violations, report
-from tests.browser.checks import Watch, link_problems, screenshot
-from tests.browser.session import AppSession, offline_context
-from tests.browser.teaching import eventually
-from tests.browser.waits import PAGES, fill_text, go_to, open_app, run_count, text_inputs, wait_for_run
+from tests.support.browser.a11y import axe_violations, report
+from tests.support.browser.checks import Watch, link_problems, screenshot
+from tests.support.browser.session import AppSession, offline_context
+from tests.support.browser.teaching import eventually
+from tests.support.browser.waits import PAGES, fill_text, go_to, open_app, run_count, text_inputs, wait_for_run
 
 pytestmark = pytest.mark.browser
 

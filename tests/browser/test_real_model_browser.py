@@ -11,9 +11,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.checks import chart_data, link_problems, nan_cells, screenshot
-from tests.browser.session import AppSession
-from tests.browser.teaching import (
+from tests.support.browser.checks import chart_data, link_problems, nan_cells, screenshot
+from tests.support.browser.session import AppSession
+from tests.support.browser.teaching import (
     MAIN,
     PRESENT_PX,
     PROJECTOR,
@@ -23,7 +23,7 @@ from tests.browser.teaching import (
     paragraph_px,
     progress_lines,
 )
-from tests.browser.waits import open_app, run_count, wait_for_run
+from tests.support.browser.waits import open_app, run_count, wait_for_run
 
 pytestmark = pytest.mark.browser
 

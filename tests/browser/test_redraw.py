@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.session import AppSession
-from tests.browser.waits import fill_text, text_inputs, wait_for_run
+from tests.support.browser.session import AppSession
+from tests.support.browser.waits import fill_text, text_inputs, wait_for_run
 
 pytestmark = pytest.mark.browser
 

@@ -20,8 +20,8 @@ import re
 
 import pytest
 
-from tests.browser.checks import link_problems
-from tests.browser.screens import (
+from tests.support.browser.checks import link_problems
+from tests.support.browser.screens import (
     LAPTOP,
     LARGEST_SHARE,
     PHONE,
@@ -32,9 +32,9 @@ from tests.browser.screens import (
     settle,
     small_targets,
 )
-from tests.browser.session import offline_context
-from tests.browser.teaching import MAIN, PROGRESS, click, main_button, progress_lines
-from tests.browser.waits import PAGES, open_app
+from tests.support.browser.session import offline_context
+from tests.support.browser.teaching import MAIN, PROGRESS, click, main_button, progress_lines
+from tests.support.browser.waits import PAGES, open_app
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +44,7 @@ SIZES = (*PROJECTORS, LAPTOP, PHONE)  # a presenter section is measured at each;
 @pytest.fixture(scope="module")
 def tab(browser, server):
     """One tab for the whole module, with its Watch."""
-    from tests.browser.checks import Watch
+    from tests.support.browser.checks import Watch
 
     watch = Watch()
     context = offline_context(browser, watch)
@@ -131,7 +131,7 @@ def test_a_sentence_change_in_presenter_mode_draws_the_chart_once(tab, server) -
     """The stage sizes the chart in the browser (height="stretch"); a change still draws each
     heatmap once (test_redraw.py's count, here on Step by step's step 8 on a projector)."""
     from tests.browser.test_redraw import COUNT_DRAWS_JS, DRAWS_SETTLED_JS
-    from tests.browser.waits import fill_text, text_inputs
+    from tests.support.browser.waits import fill_text, text_inputs
 
     page, _ = tab
     page.set_viewport_size(PROJECTORS[0])

@@ -21,9 +21,10 @@ import pytest
 import attn_core
 from attn_core import experiments
 from attn_core import walkthrough as wt
-from tests.browser.checks import Watch, chart_data, link_problems, screenshot
-from tests.browser.session import offline_context
-from tests.browser.teaching import (
+from tests.browser.test_links import WIDGET_VALUE_JS
+from tests.support.browser.checks import Watch, chart_data, link_problems, screenshot
+from tests.support.browser.session import offline_context
+from tests.support.browser.teaching import (
     MAIN,
     PRESENT_PX,
     PROJECTOR,
@@ -48,8 +49,7 @@ from tests.browser.teaching import (
     switch_on,
     tick_labels,
 )
-from tests.browser.test_links import WIDGET_VALUE_JS
-from tests.browser.waits import open_app, run_count
+from tests.support.browser.waits import open_app, run_count
 
 pytestmark = pytest.mark.browser
 

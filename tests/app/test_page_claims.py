@@ -1,0 +1,173 @@
+"""Sentences on the lab pages that state numbers: each is checked against the numbers it
+describes, recomputed here from the page's one attn_core call and plain NumPy (or, where
+the sentence is about the engine, by running the engine another way)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from attn_core import lab_results
+from attn_core.walkthrough import latex_num
+from tests.support.lab_checks import app
+
+
+def _run(page: str, **query: str) -> AppTest:
+    at = app(page)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# --------------------------------------------------------------------------- masks and cost
+
+
+@pytest.mark.parametrize(
+    ("text", "seed"),
+    [
+        ("The cat sat on the mat.", 0),
+        ("The cat, which was black, sat on the mat.", 1),
+        ("The animal didn't cross the street because it was too tired.", 1),
+    ],
+)
+def test_masks_page_counts_the_rows_where_both_scores_pick_the_same_key(text, seed):
+    at = _run("masks_cost.py", text=text, seed=str(seed))
+    tokens = tuple(ac.tokenize(text, max_tokens=64))
+    T = len(tokens)
+    study = lab_results.mask_study(tokens, radius=2, dilation=2, seed=seed)  # the page's call, its defaults
+    agree = int(np.sum(study.additive.argmax(axis=1) == study.dot.argmax(axis=1)))
+    assert agree == round(study.top_agree * T)
+    sentence = next(m.value for m in at.markdown if "the key that scores highest" in m.value)
+    assert f"the same under both in {agree} of {T} rows." in sentence
+    assert f"with probability 1/{T} in each row, so in about 1 of the {T} rows" in sentence
+    caption = next(c.value for c in at.caption if "such matrices" in c.value)
+    layers, heads = (int(w) for w in caption.split("model with ")[1].split(" heads")[0].split(" layers of "))
+    assert f"holds {layers * heads} such matrices only if it stores every one" in caption
+
+
+def test_masks_page_memory_and_causal_saving_are_computed():
+    """The T² picture, qualified: bytes if every matrix is stored, one layer's at inference,
+    and the causal saving T(T-1)/2 of T², slightly less than half, for the sentence and T = 512."""
+    text = "The animal didn't cross the street because it was too tired."
+    at = _run("masks_cost.py", text=text, step="5")
+    T = len(ac.tokenize(text, max_tokens=64))
+    T_max = lab_results.T_VALUES[-1]
+    study = lab_results.mask_study(tuple(ac.tokenize(text, max_tokens=64)))
+    causal = ac.causal_mask(T)
+    kept = int(causal.sum())
+    assert kept == T * (T + 1) // 2 and study.kept["causal"] == kept
+    saved, saved_max = 1 - kept / T**2, (T_max - 1) / (2 * T_max)
+    assert saved < 0.5 and saved_max < 0.5 and saved_max == pytest.approx(1 - study.causal_share_longest)
+    sentence = next(m.value for m in at.markdown if "Causal attention keeps" in m.value)
+    assert f"{kept} of {T * T} on your sentence, so it saves {saved:.1%}" in sentence
+    assert f"at T = {T_max} it saves {saved_max:.1%}: slightly less than half" in sentence
+    assert "only with a kernel that skips the masked blocks" in sentence and "saves only half" not in sentence
+    caption = next(c.value for c in at.caption if "such matrices" in c.value)
+    every = 12 * 12 * 4 * T_max * T_max  # float32, one T x T matrix per head and layer
+    assert f"as plain training does for the backward pass: {every:,} bytes for one sentence of {T_max}" in caption
+    assert f"one layer's 12 ({12 * 4 * T_max * T_max:,} bytes) are enough" in caption
+    assert "FlashAttention never store the T × T matrix" in caption
+    assert "memory grows like T while the computation still grows like T²" in caption
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_masks_page_additive_scores_are_capped_and_the_scaling_reason_is_vaswanis(seed):
+    text = "The cat sat on the mat."
+    at = _run("masks_cost.py", text=text, seed=str(seed), step="6")
+    tokens = ac.tokenize(text, max_tokens=64)
+    x = ac.embed(tokens, 16, seed=seed)
+    w = ac.init_weights(16, 4, seed=seed)
+    v_a = ac.experiments.init_v_a(4, seed=seed)
+    additive = np.tanh((x @ w.w_q)[:, None, :] + (x @ w.w_k)[None, :, :]) @ v_a  # (T, T, d_a) @ (d_a,) -> (T, T)
+    bound = np.abs(v_a).sum()
+    assert np.abs(additive).max() <= bound
+    sentence = next(m.value for m in at.markdown if "The additive score cannot grow" in m.value)
+    assert f"Σ|v_a| = {bound:.3f}" in sentence and f"the largest is {np.abs(additive).max():.3f}" in sentence
+    reason = next(m.value for m in at.markdown if "Vaswani et al. chose" in m.value)
+    assert "for large d_k additive attention beats the dot product without scaling" in reason
+
+
+def test_the_dilated_mask_says_it_is_not_longnets():
+    at = _run("masks_cost.py", step="4")
+    text = " ".join(m.value for m in at.markdown)
+    assert "dilated sliding window; LongNet's “dilated attention” shares the name" in text
+    mask = ac.dilated_mask(12, 2, 2)  # the page's defaults: a window with gaps, the same offsets in every row
+    assert all(set(np.flatnonzero(mask[i]) - i) == {-4, -2, 0, 2, 4} for i in range(4, 8))
+
+
+# --------------------------------------------------------------------------- multi-head
+
+
+@pytest.mark.parametrize(
+    ("query", "usual", "relation"),
+    [
+        ({}, "d_k = 16 / 4 = 4", "equal to"),
+        ({"heads": "3", "d_k": "8"}, "16 / 3, which is not a whole number", "more than"),
+        ({"heads": "2", "d_model": "64", "d_k": "4"}, "d_k = 64 / 2 = 32", "less than"),
+    ],
+)
+def test_multi_head_states_the_usual_d_k_and_compares_yours(query, usual, relation):
+    at = _run("multi_head.py", **query)
+    H, d_model, d_k = int(query.get("heads", 4)), int(query.get("d_model", 16)), int(query.get("d_k", 4))
+    text = " ".join(m.value for m in at.markdown)
+    assert "Most models tie it to the others, d_k = d_model / H" in text
+    assert f"that rule gives {usual}; your H · d_k = {H} · {d_k} = {H * d_k} is {relation} d_model." in text
+    expected = {-1: "less than", 0: "equal to", 1: "more than"}[int(np.sign(H * d_k - d_model))]
+    assert relation == expected and (d_model % H == 0) == usual.startswith("d_k")
+
+
+def test_multi_head_shows_that_d_v_may_differ():
+    """Head 1 with a W_v twice as wide: the same weights, a wider output, both checked here
+    against a plain softmax of head 1's own scores."""
+    text = "The cat sat on the mat."
+    at = _run("multi_head.py", step="2")
+    tokens = tuple(ac.tokenize(text, max_tokens=64))
+    lesson = lab_results.multi_head_lesson(tokens)
+    head = lesson.steps.heads[0]
+    s = head.q @ head.k.T / np.sqrt(4)
+    weights = np.exp(s - s.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(lesson.other_v.weights, weights, atol=1e-15)
+    assert lesson.other_v_gap == 0.0 and lesson.other_v.v.shape == (len(tokens), 8)
+    np.testing.assert_allclose(lesson.other_v.output, weights @ lesson.other_v.v, atol=1e-14)
+    body = " ".join(m.value for m in at.markdown)
+    assert (
+        "head 1 with a W_v of 8 columns instead of 4 gives the same weights (max |Δ| = 0) and an output of shape "
+        f"{len(tokens)} × 8"
+    ) in body
+
+
+def test_multi_head_intro_says_the_heads_here_are_random():
+    at = _run("multi_head.py")
+    intro = " ".join(m.value for m in at.markdown)
+    assert "so one head can follow the previous word while another follows the subject" not in intro
+    assert "In a trained model the heads specialise" in intro and "The heads here are random" in intro
+
+
+# --------------------------------------------------------------------------- softmax lab
+
+
+@pytest.mark.parametrize(("seed", "m"), [(0, "100"), (3, "1"), (7, "5")])
+def test_softmax_lab_jacobian_numbers_are_the_lessons(seed, m):
+    """The saturation section's Jacobian line: max |J| at s and at m·s, and the winner's
+    p_w(1 − p_w), against J = diag(p) − p pᵀ built here from the page's own weights."""
+    at = _run("softmax_lab.py", seed=str(seed), m=m)
+    sat = lab_results.softmax_lab(seed=seed, multiplier=float(m)).saturation
+    w = int(np.argmax(sat.scores))
+    latex = next(x.value for x in at.latex if r"\max_{ij} |J_{ij}|" in x.value)
+    for p, jac in ((sat.weights, sat.jacobian), (sat.scaled_weights, sat.scaled_jacobian)):
+        by_hand = np.diag(p) - np.outer(p, p)
+        np.testing.assert_allclose(jac, by_hand, atol=1e-15)
+        assert by_hand[w, w] == pytest.approx(p[w] * (1 - p[w]), abs=1e-15)
+    plain, scaled = np.abs(sat.jacobian).max(), np.abs(sat.scaled_jacobian).max()
+    assert f"{latex_num(plain, 3)} \\text{{ at }} s \\ \\to\\ {latex_num(scaled, 3)}" in latex
+    assert f"{float(m):g}\\,s" in latex
+    assert (
+        f"p_w(1 - p_w):\\ {latex_num(sat.weights[w] * (1 - sat.weights[w]), 3)} \\ \\to\\ "
+        f"{latex_num(sat.scaled_weights[w] * (1 - sat.scaled_weights[w]), 3)}"
+    ) in latex
+    assert any(f"Here the winner is key {w} (" in x.value for x in at.markdown)

@@ -1,0 +1,422 @@
+"""AppTest of class mode through app.py: a teacher and students are separate AppTest sessions
+sharing one real class database (an SQLite file, then a throwaway PostgreSQL), as two
+browsers share one server. AppTest does not fire st.fragment's run_every timer, so a student
+takes the teacher's view on the student's next run (the browser test covers the timer)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pytest
+import segno
+from PIL import Image
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+
+import attn_core as ac
+from attn_core import walkthrough as wt
+from classroom import codes, storage
+from classroom.tables import Room
+from tests.conftest import ROOT
+from ui.common import PICK_PLACEHOLDER
+
+APP = str(ROOT / "app.py")
+STEP = "lessons/step_by_step/page.py"
+CLASS = "lessons/class_room/page.py"
+DEFAULT_TEXT = "The cat sat on the mat."
+
+
+@pytest.fixture
+def class_db(db_url, monkeypatch) -> str:
+    monkeypatch.setenv("CLASS_DB_URL", db_url)
+    return db_url
+
+
+def session(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def texts(at: AppTest) -> list[str]:
+    """Every markdown, caption and alert text of the page, markdown escapes undone."""
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    for kind in ("info", "success", "warning", "error"):
+        out += [a.value for a in getattr(at, kind)]
+    return [unescape(text) for text in out]
+
+
+def unescape(text: str) -> str:
+    """Markdown source as it reads on the page (ui.common.md_escape undone)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def start_class(at: AppTest) -> tuple[str, str | None]:
+    """Open the Class page and start a class; returns (code, the teacher key shown, if it is)."""
+    at.switch_page(CLASS).run()
+    at.button(key="class_start").click().run()
+    assert not at.exception
+    code = next(m.value.strip("*") for m in at.markdown if re.fullmatch(r"\*\*[A-Z0-9]{6}\*\*", m.value))
+    key = next((c.value for c in at.code if c.value.count("-") >= 5), None)
+    return code, key
+
+
+def widget(at: AppTest, key: str):
+    """The widget with this key, whatever its kind."""
+    kinds = ("slider", "number_input", "toggle", "selectbox")
+    return next(w for kind in kinds for w in getattr(at, kind) if w.key == key)
+
+
+def poll_widget(widgets, prefix: str):
+    """The class poll's widget whose key starts with ``prefix`` (the rest is the question's signature)."""
+    found = [w for w in widgets if w.key and w.key.startswith(prefix)]
+    assert len(found) == 1, [w.key for w in widgets]
+    return found[0]
+
+
+def teacher_on_step_by_step(**widgets) -> tuple[AppTest, str]:
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page(STEP).run()
+    for key, value in widgets.items():
+        widget(teacher, key).set_value(value).run()
+    assert not teacher.exception
+    return teacher, code
+
+
+def bars(at: AppTest) -> list[tuple[str, int]]:
+    """The poll's bars: (label, length in %)."""
+    return [(unescape(p.proto.text), p.proto.value) for p in at.get("progress")]
+
+
+def banner(at: AppTest) -> str:
+    return next((m for m in texts(at) if m.startswith(("**Following class", "**Class "))), "")
+
+
+# --------------------------------------------------------------------------- the teacher's room
+
+
+def test_starting_a_class_shows_its_code_join_link_qr_code_and_key_once(class_db):
+    teacher = session()
+    code, key = start_class(teacher)
+    assert codes.is_code(code)
+    link = f"http://localhost:8501/?room={code}"  # AppTest has no browser address: the page's fallback
+    assert teacher.code[0].value == link
+    assert codes.normalize(key) and len(codes.normalize(key)) * codes.BITS_PER_CHAR >= 128
+    assert not any(key in v for v in teacher.query_params.values())  # never in the address bar
+    # The key is stored only as its hash.
+    engine = storage.make_engine(class_db)
+    try:
+        with engine.connect() as conn:
+            stored = conn.execute(select(Room.key_hash).where(Room.code == code)).scalar()
+    finally:
+        engine.dispose()
+    assert stored == codes.hash_key(key) and codes.normalize(key) not in stored
+    # Hidden for good once the teacher says so, and never shown in presenter mode.
+    teacher.button(key="class_hide_key").click().run()
+    assert not any(c.value == key for c in teacher.code)
+    fresh = session(present="1")
+    assert start_class(fresh)[1] is None
+    assert any("hidden in presenter mode" in t for t in texts(fresh))
+
+
+def test_the_qr_code_encodes_the_join_link():
+    """The PNG's modules, read back from its pixels, are segno's QR matrix for the link."""
+    from lessons.class_room.page import qr_png
+
+    link = "http://classroom.example:8501/?room=K7XQ2M"
+    png, width = qr_png(link, 460)
+    image = Image.open(io.BytesIO(png)).convert("L")
+    matrix = np.array(segno.make(link, error="m").matrix, dtype=bool)
+    n, border = matrix.shape[0], 4
+    scale = 460 // (n + 2 * border)
+    assert image.size == (width, width) == ((n + 2 * border) * scale,) * 2 and 420 < width <= 460
+    pixels = np.asarray(image)
+    centres = (np.arange(n) + border) * scale + scale // 2
+    dark = pixels[np.ix_(centres, centres)] < 128
+    np.testing.assert_array_equal(dark, matrix)
+    assert (pixels[: border * scale] > 128).all()  # the quiet zone is white
+
+
+def test_a_teacher_takes_the_class_back_with_the_key(class_db):
+    first = session()
+    code, key = start_class(first)
+    second = session()  # another device
+    second.switch_page(CLASS).run()
+    second.text_input(key="class_back_code").set_value(code.lower())
+    second.text_input(key="class_back_key").set_value("WRONG-KEY")
+    second.button(key="FormSubmitter:class_take_back-Take the class back").click().run()
+    assert f"That teacher key does not open class {code}." in texts(second)
+    second.text_input(key="class_back_code").set_value(code)
+    second.text_input(key="class_back_key").set_value(key)
+    second.button(key="FormSubmitter:class_take_back-Take the class back").click().run()
+    assert any(m == f"**{code}**" for m in (x.value for x in second.markdown))
+    assert not any(c.value.count("-") >= 5 for c in second.code)  # the key is not shown again
+    first.switch_page(STEP).run()  # the old tab lost control: its next move is refused, said plainly
+    assert f"Class {code} is now run from another tab or device." in texts(first.run())
+
+
+# --------------------------------------------------------------------------- following
+
+
+def test_a_student_joins_by_the_link_and_follows_page_and_settings(class_db):
+    teacher, code = teacher_on_step_by_step(sbs_d_k=8)
+    student = session(room=code)
+    assert not student.exception
+    assert banner(student) == f"**Following class {code}**"
+    assert widget(student, "sbs_d_k").value == 8  # the teacher's d_k, read from the shared URL
+    seat = student.session_state["class_session_id"]
+    assert dict(student.query_params) == {"d_k": "8", "room": code, "seat": seat}  # the student's own address
+    widget(teacher, "sbs_d_k").set_value(5).run()
+    student.run()
+    assert widget(student, "sbs_d_k").value == 5
+    teacher.switch_page("lessons/multi_head/page.py").run()
+    student.run()
+    assert student.title[0].value == "Multi-head attention" or "Multi-head" in student.title[0].value
+
+
+def test_a_student_sees_the_presenters_section_at_the_students_own_size(class_db):
+    teacher, code = teacher_on_step_by_step(present=True)
+    teacher.button(key="sbs_step_next").click().run()
+    teacher.button(key="sbs_step_next").click().run()
+    student = session(room=code)
+    lines = [m.value for m in student.markdown if m.value.startswith("**Step ")]
+    assert lines == ["**Step 3 of 9** · The weight matrices W_q, W_k, W_v"]
+    assert banner(student) == f"**Following class {code}** · Step 3 of 9 · The weight matrices W_q, W_k, W_v"
+    assert [s.value for s in student.subheader] == ["Step 3 · The weight matrices W_q, W_k, W_v"]
+    assert not [b for b in student.button if b.key in ("sbs_step_next", "sbs_step_back")]  # students cannot move it
+    assert student.session_state["present"] is False  # presenter mode's sizes stay the teacher's
+    assert "present" not in student.query_params
+
+
+def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_db):
+    """A new session (a restarted server) opening the student's own address is the same student:
+    the answer it sent before is still its own, and the class still counts one student."""
+    teacher, code = teacher_on_step_by_step(sbs_predict=True)
+    student = session(room=code)
+    poll_widget(student.selectbox, "class_pick_").set_value(3).run()  # a pick enables Send
+    poll_widget(student.slider, "class_estimate_").set_value(0.7)
+    poll_widget(student.button, "class_send_").click().run()
+    again = session(**dict(student.query_params))
+    assert again.session_state["class_session_id"] == student.session_state["class_session_id"]
+    assert any(t.startswith("Sent: 3: on, estimate 0.70.") for t in texts(again)), texts(again)
+    teacher.run()
+    assert "**1 of 1 answered**" in texts(teacher)
+
+
+def test_a_students_pick_starts_empty_and_send_waits_for_one(class_db):
+    """Nothing is picked for the student (option 0 is sometimes the answer, and a student who only
+    pressed Send would vote for it): Send is disabled until a pick (a forged Send without one is
+    tests/app/test_class_forged.py's empty pick)."""
+    teacher, code = teacher_on_step_by_step(sbs_predict=True)
+    student = session(room=code)
+    pick = poll_widget(student.selectbox, "class_pick_")
+    assert pick.value is None and pick.placeholder == PICK_PLACEHOLDER
+    send = poll_widget(student.button, "class_send_")
+    assert send.disabled
+    assert not any(t.startswith("Sent: ") for t in texts(student)), texts(student)
+    teacher.run()
+    assert "**0 of 1 answered**" in texts(teacher), texts(teacher)
+    poll_widget(student.selectbox, "class_pick_").set_value(1)
+    student.run()
+    assert not poll_widget(student.button, "class_send_").disabled
+
+
+def test_stop_following_and_follow_again(class_db):
+    teacher, code = teacher_on_step_by_step(sbs_d_k=8)
+    student = session(room=code)
+    student.button(key="class_stop").click().run()
+    assert banner(student) == f"**Class {code}:** you are exploring alone."
+    assert "room" not in student.query_params and "seat" not in student.query_params
+    widget(student, "sbs_d_k").set_value(3).run()
+    widget(teacher, "sbs_d_k").set_value(6).run()
+    student.run()
+    assert widget(student, "sbs_d_k").value == 3  # exploring alone: the teacher's move is not taken
+    student.button(key="class_again").click().run()
+    assert banner(student) == f"**Following class {code}**"
+    assert widget(student, "sbs_d_k").value == 6
+
+
+@pytest.mark.parametrize("how", ["link", "typed"])
+def test_an_unknown_code_says_so_and_the_app_works_as_usual(class_db, how):
+    if how == "link":
+        at = session(room="ZZZZZZ")
+    else:
+        at = session()
+        at.switch_page(CLASS).run()
+        at.text_input(key="class_code").set_value("zz zz zz").run()
+    assert not at.exception
+    assert "No open class with code ZZZZZZ." in texts(at)
+    assert "room" not in at.query_params
+    assert "class_student" not in at.session_state
+    at.switch_page(STEP).run()
+    assert not at.exception and widget(at, "sbs_d_k").value == 4
+
+
+# --------------------------------------------------------------------------- the poll
+
+
+def test_a_poll_goes_to_every_student_and_the_reveal_to_everyone(class_db):
+    """Step by step with Predict first in presenter mode on step 8: three students get the
+    teacher's question, answer, the teacher sees the count, and the reveal names the key
+    attn_core computes."""
+    teacher, code = teacher_on_step_by_step(sbs_predict=True, present=True)
+    for _ in range(7):
+        teacher.button(key="sbs_step_next").click().run()
+    students = [session(room=code) for _ in range(3)]
+    tokens = ac.tokenize(DEFAULT_TEXT)
+    lesson = wt.lesson(wt.seeded_source(tuple(tokens), 16, 4, seed=0, positional=True), scale=True)
+    row = lesson.steps.weights[2]  # the question's query: token 2 (the page's default)
+    answer = int(np.argmax(row))
+    options = None
+    for n, student in enumerate(students):
+        pick = poll_widget(student.selectbox, "class_pick_")
+        options = pick.options
+        pick.set_value(n % 2).run()  # a pick enables Send
+        poll_widget(student.slider, "class_estimate_").set_value(0.25)
+        poll_widget(student.button, "class_send_").click().run()
+        assert any(t.startswith("Sent: ") for t in texts(student)), texts(student)
+        assert not any(t.startswith("The answer:") for t in texts(student))
+    assert options == [f"{k}: {t}" for k, t in enumerate(tokens)]
+    teacher.run()
+    assert "**3 of 3 answered**" in texts(teacher)
+    assert bars(teacher) == [("0: The: 2 picks", 100), ("1: cat: 1 pick", 50)]  # the answer not marked
+    poll_widget(teacher.button, "class_reveal_").click().run()
+    expected = f"The answer: {answer}: {tokens[answer]}, with the largest weight in the row = {row.max():.3f}."
+    assert any(t.startswith(expected) for t in texts(teacher)), texts(teacher)
+    picks = {0: 2, 1: 1}
+    shown = []
+    for k in sorted({*picks, answer}):
+        n = picks.get(k, 0)
+        label = f"✓ {k}: {tokens[k]} (the answer)" if k == answer else f"{k}: {tokens[k]}"
+        shown.append((f"{label}: {n} {'pick' if n == 1 else 'picks'}", round(100 * n / 2)))
+    assert bars(teacher) == shown
+    for student in students:
+        student.run()
+        assert any(t.startswith(expected) for t in texts(student)), texts(student)
+        assert sorted(bars(student)) == sorted(bars(teacher))
+        assert [s for s in student.selectbox if s.key and s.key.startswith("class_pick_")] == []  # closed
+
+
+# --------------------------------------------------------------------------- without a database
+
+
+@pytest.fixture
+def no_database(postgres, monkeypatch) -> None:
+    """CLASS_DB_URL names a PostgreSQL port where nothing listens."""
+    monkeypatch.setenv("CLASS_DB_URL", f"postgresql://postgres@127.0.0.1:{postgres.port + 1}/gone")
+
+
+def test_without_its_database_the_class_page_says_so_and_nothing_else_breaks(no_database):
+    at = session()
+    at.switch_page(CLASS).run()
+    assert not at.exception
+    assert [unescape(e.value) for e in at.error] == [
+        "Class mode is not available right now. The class database cannot be reached. Every other page works as usual."
+    ]
+    at.switch_page(STEP).run()  # a page in no class never touches the database
+    assert not at.exception and not at.warning and widget(at, "sbs_d_k").value == 4
+
+
+def test_a_join_link_without_its_database_leaves_the_page_working(no_database):
+    at = session(room="K7XQ2M")
+    assert not at.exception
+    assert "The class database cannot be reached." in texts(at)
+    assert at.title[0].value == "Self-Attention Explorer"  # Home, as usual
+
+
+# --------------------------------------------------------------------------- the other pages' questions
+
+
+def test_the_softmax_labs_question_goes_to_the_class(class_db):
+    """Softmax lab's ×100 question: the student gets the teacher's options; the charts it keeps
+    hidden appear on both screens once the teacher reveals, with the outcome attn_core computes."""
+    from attn_core import lab_results
+
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page("lessons/softmax_lab/page.py").run()
+    widget(teacher, "lab_predict").set_value(True).run()
+    student = session(room=code)
+    pick = poll_widget(student.selectbox, "class_pick_")
+    assert pick.options == [
+        "They stay about as they are",
+        "One key takes almost all the weight",
+        "They become about equal",
+    ]
+    assert not [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
+    pick.set_value("One key takes almost all the weight").run()
+    poll_widget(student.button, "class_send_").click().run()
+    teacher.run()
+    assert "**1 of 1 answered**" in texts(teacher)
+    poll_widget(teacher.button, "class_reveal_").click().run()
+    sat = lab_results.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0).saturation
+    top = float(sat.scaled_weights.max())
+    expected = (
+        f"The answer: One key takes almost all the weight, with the largest weight after multiplying = {top:.3f}."
+    )
+    assert top > 0.9 and any(t.startswith(expected) for t in texts(teacher)), texts(teacher)
+    student.run()
+    assert any(t.startswith(expected) and "Your pick was right." in t for t in texts(student))
+    assert [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
+
+
+@pytest.mark.model
+def test_the_real_models_two_questions_are_polled_and_revealed_one_by_one(class_db):
+    """The Real model asks two questions at once (where "it" looks in each sentence): both go to
+    the class, and revealing one leaves the other open."""
+    from attn_core import models
+
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page("lessons/real_model/page.py").run()
+    widget(teacher, "rm_predict").set_value(True).run()
+    assert not teacher.exception
+    student = session(room=code)
+    assert not student.exception
+    picks = [s for s in student.selectbox if s.key.startswith("class_pick_")]
+    assert len(picks) == 2 == len(models.IT_SENTENCES)
+    for pick in picks:
+        pick.set_value(pick.options[1])
+    student.run()
+    for send in [b for b in student.button if b.key.startswith("class_send_")]:
+        send.click().run()
+    teacher.run()
+    assert texts(teacher).count("**1 of 1 answered**") == 2
+    reveals = [b for b in teacher.button if b.key.startswith("class_reveal_")]
+    reveals[0].click().run()
+    student.run()
+    assert len([t for t in texts(student) if t.startswith("The answer:")]) == 1
+    assert len([s for s in student.selectbox if s.key.startswith("class_pick_")]) == 1  # the other is still open
+
+
+PREDICT_PAGES = [
+    ("lessons/multi_head/page.py", "mh_predict"),
+    ("lessons/masks_cost/page.py", "masks_predict"),
+    ("lessons/cross_attention/page.py", "cross_predict"),
+    ("lessons/decoder/page.py", "dec_predict"),
+]
+
+
+@pytest.mark.parametrize(("script", "toggle"), PREDICT_PAGES, ids=[s.split("/")[1][:-3] for s, _ in PREDICT_PAGES])
+def test_every_pages_predict_first_questions_go_to_the_class(script, toggle, monkeypatch, tmp_path):
+    """Whatever a page asks through ui.quiz goes to the class: the student's page shows the
+    teacher's questions with the same prompts and options, each with Send, none answered yet."""
+    monkeypatch.setenv("CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.sqlite3'}")
+    teacher = session()
+    code, _ = start_class(teacher)
+    teacher.switch_page(script).run()
+    widget(teacher, toggle).set_value(True).run()
+    assert not teacher.exception
+    prompts = [t for t in texts(teacher) if t.startswith("**Predict first.**")]
+    counts = [t for t in texts(teacher) if re.fullmatch(r"\*\*0 of \d+ answered\*\*", t)]
+    assert prompts and len(counts) == len(prompts)
+    student = session(room=code)
+    assert not student.exception
+    assert [t for t in texts(student) if t.startswith("**Predict first.**")] == prompts
+    picks = [s for s in student.selectbox if s.key and s.key.startswith("class_pick_")]
+    sends = [b for b in student.button if b.key and b.key.startswith("class_send_")]
+    assert len(picks) == len(sends) == len(prompts)
