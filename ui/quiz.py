@@ -9,33 +9,17 @@ reveals them, each student sends an answer.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import streamlit as st
 
 from ui import class_mode
 from ui.common import PICK_PLACEHOLDER, md_escape
+from ui.question import Question
+
+__all__ = ["Outcome", "Question", "ask", "judge", "revealed", "score_line"]
 
 SCORE_KEY = "quiz_score"  # {"asked", "right", "error"} for the whole session, every page
-
-
-@dataclass(frozen=True)
-class Question:
-    """One prediction: pick the right option (and, optionally, estimate a value in [0, 1])."""
-
-    key: str  # widget-key prefix
-    prompt: str  # the question (escaped here)
-    options: tuple[str, ...]  # what the student picks from
-    answer: int  # index of the right option
-    value: float | None = None  # the number to estimate, e.g. the winning weight
-    value_label: str = "its weight"
-    explain: str = ""  # a sentence shown with the answer (escaped here)
-
-    @property
-    def signature(self) -> str:
-        raw = repr((self.prompt, self.options, self.answer, None if self.value is None else round(self.value, 9)))
-        return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True)
