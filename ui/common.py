@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -11,6 +9,7 @@ import streamlit as st
 
 import attn_core as ac
 from attn_core.tables import number as num  # noqa: F401  (the pages' number format)
+from ui.markup import md_escape  # noqa: F401  (re-exported: the pages' escape)
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
@@ -24,9 +23,6 @@ PRESETS = (
     "The cat, which was black, sat on the mat.",
     "the cat sat on the mat",  # an exact repeat: "the" twice, in the same case
 )
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
-
 
 _DECORATED: dict[object, Callable] = {}  # code object -> its cached function
 
@@ -50,11 +46,6 @@ def once_per_server(decorator: Callable[[Callable], Callable]) -> Callable[[Call
         return known
 
     return apply
-
-
-def md_escape(text: str) -> str:
-    """User text made literal for st.markdown/st.caption: no HTML, markdown or LaTeX."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 def sentence_input(
