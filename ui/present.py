@@ -359,7 +359,13 @@ class Deck:
         return f"{prefix}-{self.names[self.index(key)]}".replace("_", "-")
 
     def section(
-        self, key: Key, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
+        self,
+        key: Key,
+        ready: bool = True,
+        *,
+        beside: bool | float = True,
+        heading: str | None = None,
+        header: bool = False,
     ) -> Stage | None:
         """Section ``key``'s stage when it is on the page (``ready``: its inputs are usable, and
         shown, as ``shows``), else None. Draws its heading: the subheader "Step 4 · Queries, keys
@@ -368,7 +374,9 @@ class Deck:
         and the section is laid out on the stage: its charts first, the rest ``beside`` them
         (True, or the side's share of the width; False: below them, for charts that need the
         whole width). ``heading`` words the heading otherwise than the title (outside presenter
-        mode). A legacy section (by number) returns True and enters the stage's side area."""
+        mode); ``header``: a deck without numbers draws it as a header, one level up from a
+        subheader (a section that stands for a part of the page). A legacy section (by number)
+        returns True and enters the stage's side area."""
         if not ready or not self.shows(key):
             return None
         k = self.index(key)
@@ -376,7 +384,7 @@ class Deck:
             if self.numbered:
                 st.header(f"{k + 1}. {heading or self.titles[k]}", anchor=self.anchor(key))
             else:
-                st.subheader(heading or self.heading(k), anchor=self.anchor(key))
+                (st.header if header else st.subheader)(heading or self.heading(k), anchor=self.anchor(key))
         if isinstance(key, int):  # legacy
             if on():
                 _open(beside)
