@@ -10,8 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core import lab_results
+from attn_core.figures.lab import score_labels
 from attn_core.walkthrough import latex_num
+from lessons.softmax_lab import words as softmax_words
 from tests.support.lab_checks import app
+from ui.common import PRESETS
 
 
 def _run(page: str, **query: str) -> AppTest:
@@ -170,4 +173,5 @@ def test_softmax_lab_jacobian_numbers_are_the_lessons(seed, m):
         f"p_w(1 - p_w):\\ {latex_num(sat.weights[w] * (1 - sat.weights[w]), 3)} \\ \\to\\ "
         f"{latex_num(sat.scaled_weights[w] * (1 - sat.scaled_weights[w]), 3)}"
     ) in latex
-    assert any(f"Here the winner is key {w} (" in x.value for x in at.markdown)
+    labels = score_labels(ac.tokenize(PRESETS[0]), softmax_words.N_SCORES)
+    assert softmax_words.jacobian_text(sat, labels) in [x.value for x in at.markdown]  # the words' sentence, placed
