@@ -12,6 +12,7 @@ import attn_core as ac
 from attn_core import lab_results
 from attn_core.figures.lab import score_labels
 from attn_core.walkthrough import latex_num
+from lessons.multi_head import words as mh_words
 from lessons.softmax_lab import words as softmax_words
 from tests.support.lab_checks import app
 from ui.common import PRESETS
@@ -105,22 +106,18 @@ def test_the_dilated_mask_says_it_is_not_longnets():
 # --------------------------------------------------------------------------- multi-head
 
 
-@pytest.mark.parametrize(
-    ("query", "usual", "relation"),
-    [
-        ({}, "d_k = 16 / 4 = 4", "equal to"),
-        ({"heads": "3", "d_k": "8"}, "16 / 3, which is not a whole number", "more than"),
-        ({"heads": "2", "d_model": "64", "d_k": "4"}, "d_k = 64 / 2 = 32", "less than"),
-    ],
-)
-def test_multi_head_states_the_usual_d_k_and_compares_yours(query, usual, relation):
+@pytest.mark.parametrize("query", [{}, {"heads": "3", "d_k": "8"}, {"heads": "2", "d_model": "64", "d_k": "4"}])
+def test_multi_head_places_its_sentences_for_its_settings(query):
+    """The page shows the words module's sentences for the lesson its settings make (the words
+    are checked against the numbers in tests/unit/test_multi_head_words.py)."""
     at = _run("multi_head.py", **query)
     H, d_model, d_k = int(query.get("heads", 4)), int(query.get("d_model", 16)), int(query.get("d_k", 4))
-    text = " ".join(m.value for m in at.markdown)
-    assert "Most models tie it to the others, d_k = d_model / H" in text
-    assert f"that rule gives {usual}; your H · d_k = {H} · {d_k} = {H * d_k} is {relation} d_model." in text
-    expected = {-1: "less than", 0: "equal to", 1: "more than"}[int(np.sign(H * d_k - d_model))]
-    assert relation == expected and (d_model % H == 0) == usual.startswith("d_k")
+    tokens = tuple(ac.tokenize(PRESETS[0], max_tokens=64))
+    lesson = lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=H, d_k=d_k)
+    shown = [m.value for m in at.markdown]
+    assert mh_words.usual_d_k_text(lesson) in shown and mh_words.heads_text(lesson, causal=False) in shown
+    assert mh_words.INTRO in shown
+    assert lesson.heads_width == H * d_k and lesson.usual_d_k == (d_model // H if d_model % H == 0 else None)
 
 
 def test_multi_head_shows_that_d_v_may_differ():
@@ -137,18 +134,7 @@ def test_multi_head_shows_that_d_v_may_differ():
     np.testing.assert_allclose(lesson.other_v.weights, weights, atol=1e-15)
     assert lesson.other_v_gap == 0.0 and lesson.other_v.v.shape == (len(tokens), 8)
     np.testing.assert_allclose(lesson.other_v.output, weights @ lesson.other_v.v, atol=1e-14)
-    body = " ".join(m.value for m in at.markdown)
-    assert (
-        "head 1 with a W_v of 8 columns instead of 4 gives the same weights (max |Δ| = 0) and an output of shape "
-        f"{len(tokens)} × 8"
-    ) in body
-
-
-def test_multi_head_intro_says_the_heads_here_are_random():
-    at = _run("multi_head.py")
-    intro = " ".join(m.value for m in at.markdown)
-    assert "so one head can follow the previous word while another follows the subject" not in intro
-    assert "In a trained model the heads specialise" in intro and "The heads here are random" in intro
+    assert mh_words.other_v_text(lesson) in [m.value for m in at.markdown]
 
 
 # --------------------------------------------------------------------------- softmax lab

@@ -22,6 +22,7 @@ def _value(text: str) -> float:
 def numbers(text: str) -> list[float]:
     """Every number in ``text``, in order (a real minus sign, thousands separators and LaTeX's
     scientific notation understood)."""
+    text = re.sub(r"\\times(?!\s*10\^)", " × ", text)  # 7\times16: a shape, not scientific notation
     return [_value(m.group(0)) for m in _NUMBER.finditer(text)]
 
 
