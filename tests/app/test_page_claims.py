@@ -12,9 +12,10 @@ import attn_core as ac
 from attn_core import lab_results
 from attn_core.figures.lab import score_labels
 from attn_core.walkthrough import latex_num
+from lessons.masks_cost import words as masks_words
 from lessons.multi_head import words as mh_words
 from lessons.softmax_lab import words as softmax_words
-from tests.support.lab_checks import app
+from tests.support.lab_checks import app, page_script
 from ui.common import PRESETS
 
 
@@ -28,6 +29,12 @@ def _run(page: str, **query: str) -> AppTest:
 
 
 # --------------------------------------------------------------------------- masks and cost
+# What each sentence claims is checked against the numbers in tests/unit/test_masks_cost_words.py;
+# here, that the page shows those sentences for the study its settings make, where they belong.
+
+
+def _shown(at: AppTest) -> list[str]:
+    return [m.value for m in (*at.markdown, *at.caption)]
 
 
 @pytest.mark.parametrize(
@@ -38,67 +45,45 @@ def _run(page: str, **query: str) -> AppTest:
         ("The animal didn't cross the street because it was too tired.", 1),
     ],
 )
-def test_masks_page_counts_the_rows_where_both_scores_pick_the_same_key(text, seed):
+def test_masks_page_places_its_sentences_for_its_settings(text, seed):
     at = _run("masks_cost.py", text=text, seed=str(seed))
     tokens = tuple(ac.tokenize(text, max_tokens=64))
-    T = len(tokens)
     study = lab_results.mask_study(tokens, radius=2, dilation=2, seed=seed)  # the page's call, its defaults
+    shown = _shown(at)
+    for sentence in (
+        masks_words.kv_cache_text(study),
+        masks_words.longnet_text(len(tokens), 2),
+        masks_words.cost_text(study),
+        masks_words.memory_caption(study),
+        masks_words.kv_cache_caption(study),
+        masks_words.additive_text(study),
+        masks_words.agree_text(study),
+        masks_words.bilinear_text(study),
+    ):
+        assert sentence in shown, sentence
     agree = int(np.sum(study.additive.argmax(axis=1) == study.dot.argmax(axis=1)))
-    assert agree == round(study.top_agree * T)
-    sentence = next(m.value for m in at.markdown if "the key that scores highest" in m.value)
-    assert f"the same under both in {agree} of {T} rows." in sentence
-    assert f"with probability 1/{T} in each row, so in about 1 of the {T} rows" in sentence
-    caption = next(c.value for c in at.caption if "such matrices" in c.value)
-    layers, heads = (int(w) for w in caption.split("model with ")[1].split(" heads")[0].split(" layers of "))
-    assert f"holds {layers * heads} such matrices only if it stores every one" in caption
+    assert agree == round(study.top_agree * len(tokens))
 
 
-def test_masks_page_memory_and_causal_saving_are_computed():
-    """The T² picture, qualified: bytes if every matrix is stored, one layer's at inference,
-    and the causal saving T(T-1)/2 of T², slightly less than half, for the sentence and T = 512."""
-    text = "The animal didn't cross the street because it was too tired."
-    at = _run("masks_cost.py", text=text, step="5")
-    T = len(ac.tokenize(text, max_tokens=64))
-    T_max = lab_results.T_VALUES[-1]
-    study = lab_results.mask_study(tuple(ac.tokenize(text, max_tokens=64)))
-    causal = ac.causal_mask(T)
-    kept = int(causal.sum())
-    assert kept == T * (T + 1) // 2 and study.kept["causal"] == kept
-    saved, saved_max = 1 - kept / T**2, (T_max - 1) / (2 * T_max)
-    assert saved < 0.5 and saved_max < 0.5 and saved_max == pytest.approx(1 - study.causal_share_longest)
-    sentence = next(m.value for m in at.markdown if "Causal attention keeps" in m.value)
-    assert f"{kept} of {T * T} on your sentence, so it saves {saved:.1%}" in sentence
-    assert f"at T = {T_max} it saves {saved_max:.1%}: slightly less than half" in sentence
-    assert "only with a kernel that skips the masked blocks" in sentence and "saves only half" not in sentence
-    caption = next(c.value for c in at.caption if "such matrices" in c.value)
-    every = 12 * 12 * 4 * T_max * T_max  # float32, one T x T matrix per head and layer
-    assert f"as plain training does for the backward pass: {every:,} bytes for one sentence of {T_max}" in caption
-    assert f"one layer's 12 ({12 * 4 * T_max * T_max:,} bytes) are enough" in caption
-    assert "FlashAttention never store the T × T matrix" in caption
-    assert "memory grows like T while the computation still grows like T²" in caption
+@pytest.mark.parametrize(("step", "sentence"), [("2", "kv_cache_text"), ("4", "longnet_text"), ("5", "cost_text")])
+def test_masks_page_says_each_note_in_its_own_section(step, sentence):
+    """One section at a time (presenter mode): the KV cache with the causal mask, LongNet with
+    the dilated one, the causal saving with the cost."""
+    at = AppTest.from_file(page_script("masks_cost.py"), default_timeout=60)
+    at.session_state["present"] = True
+    at.query_params["step"] = step
+    at.run()
+    tokens = tuple(ac.tokenize(PRESETS[0], max_tokens=64))
+    study = lab_results.mask_study(tokens)
+    expected = {
+        "kv_cache_text": masks_words.kv_cache_text(study),
+        "longnet_text": masks_words.longnet_text(len(tokens), 2),
+        "cost_text": masks_words.cost_text(study),
+    }
+    assert [name for name, text in expected.items() if text in _shown(at)] == [sentence]
 
 
-@pytest.mark.parametrize("seed", [0, 3])
-def test_masks_page_additive_scores_are_capped_and_the_scaling_reason_is_vaswanis(seed):
-    text = "The cat sat on the mat."
-    at = _run("masks_cost.py", text=text, seed=str(seed), step="6")
-    tokens = ac.tokenize(text, max_tokens=64)
-    x = ac.embed(tokens, 16, seed=seed)
-    w = ac.init_weights(16, 4, seed=seed)
-    v_a = ac.experiments.init_v_a(4, seed=seed)
-    additive = np.tanh((x @ w.w_q)[:, None, :] + (x @ w.w_k)[None, :, :]) @ v_a  # (T, T, d_a) @ (d_a,) -> (T, T)
-    bound = np.abs(v_a).sum()
-    assert np.abs(additive).max() <= bound
-    sentence = next(m.value for m in at.markdown if "The additive score cannot grow" in m.value)
-    assert f"Σ|v_a| = {bound:.3f}" in sentence and f"the largest is {np.abs(additive).max():.3f}" in sentence
-    reason = next(m.value for m in at.markdown if "Vaswani et al. chose" in m.value)
-    assert "for large d_k additive attention beats the dot product without scaling" in reason
-
-
-def test_the_dilated_mask_says_it_is_not_longnets():
-    at = _run("masks_cost.py", step="4")
-    text = " ".join(m.value for m in at.markdown)
-    assert "dilated sliding window; LongNet's “dilated attention” shares the name" in text
+def test_the_dilated_mask_is_a_window_with_gaps():
     mask = ac.dilated_mask(12, 2, 2)  # the page's defaults: a window with gaps, the same offsets in every row
     assert all(set(np.flatnonzero(mask[i]) - i) == {-4, -2, 0, 2, 4} for i in range(4, 8))
 
