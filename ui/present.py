@@ -112,15 +112,19 @@ def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Sta
     """A section's stage where the page is writing (or in ``where``): in presenter mode a box
     the stage's CSS sizes to the room left on the screen, its charts first and the rest
     ``beside`` them (True, or the side's share of the width) or below them (False)."""
-    where = st.container() if where is None else where.container()
+    parent = st if where is None else where
     if not on():
-        return Stage(where, where)
-    box = where.container(key=STAGE_KEY, border=False)
+        area = parent.container()
+        return Stage(area, area)
+    # The stage's box is a child of where the page writes, and (text below) each row of charts is
+    # a child of the box: the stage's CSS (assets/present.css) grows those wrappers to the room
+    # left on the screen, and a container in between would keep the charts at no height at all.
+    box = parent.container(key=STAGE_KEY, border=False)
     if beside:
         share = SIDE_SHARE if beside is True else float(beside)
         charts, side = box.columns([1 - share, share], gap="large")
     else:
-        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+        charts, side = box, parent.container(key=f"{STAGE_KEY}_below", border=False)
     return Stage(charts, side, fill=True)
 
 
