@@ -1,6 +1,8 @@
 """Cross-attention: queries from one sentence, keys and values from another.
 The sentences are lessons/cross_attention/words.py's."""
 
+import contextlib
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -150,7 +152,8 @@ def sections(source: list[str], target: list[str], sizes: tuple[int, int, int, b
             stage.side.info(words.hidden_note(deck.elsewhere("scores")))
         else:
             show_output(stage, lesson)
-    footer(__file__, words.what_it_showed(lesson, hidden), deck)
+    with stage.side if stage else contextlib.nullcontext():  # on a projector: beside or under the last section
+        footer(__file__, words.what_it_showed(lesson, hidden), deck)
 
 
 fresh = K("source") not in st.session_state  # the page's first run in this visit

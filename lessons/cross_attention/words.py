@@ -31,6 +31,11 @@ SECTIONS = {
 }
 
 
+def _a(n: int) -> str:
+    """The article before a number said aloud: "an 8", "an 11", "an 18", "a 7"."""
+    return "an" if str(n).startswith("8") or n in (11, 18) else "a"
+
+
 def lesson(
     source: tuple[str, ...], target: tuple[str, ...], d_model: int, d_k: int, seed: int, swap: bool
 ) -> lab_results.CrossLesson:
@@ -140,9 +145,9 @@ def scores_text(lesson: lab_results.CrossLesson) -> str:
     T_q, T_k = lesson.steps.scores.shape
     q_name, kv_name = lesson.q_name, lesson.kv_name
     shape = (
-        f"a {T_q} × {T_k} rectangle instead of a square"
+        f"{_a(T_q)} {T_q} × {T_k} rectangle instead of a square"
         if T_q != T_k
-        else f"a {T_q} × {T_k} matrix, square here only because both sentences have {T_q} tokens"
+        else f"{_a(T_q)} {T_q} × {T_k} matrix, square here only because both sentences have {T_q} tokens"
     )
     return (
         f"Every {q_name} token (a row) is compared with every {kv_name} token (a column), so the scores form "

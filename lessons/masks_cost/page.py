@@ -2,6 +2,8 @@
 and where the scaled dot product sits beside the older additive score.
 The sentences are lessons/masks_cost/words.py's."""
 
+import contextlib
+
 import numpy as np
 import streamlit as st
 
@@ -151,7 +153,8 @@ def sections(tokens: list[str], text: str, radius: int, dilation: int, seed: int
         show_cost(stage, study)
     if stage := deck.section("scores", beside=False, heading=words.SCORES_HEADER, header=True):
         show_other_scores(stage, study)
-    footer(__file__, words.what_it_showed(study, radius, window_hidden), deck)
+    with stage.side if stage else contextlib.nullcontext():  # on a projector: beside or under the last section
+        footer(__file__, words.what_it_showed(study, radius, window_hidden), deck)
 
 
 fresh = K("text") not in st.session_state  # the page's first run in this visit

@@ -23,6 +23,11 @@ SCORES_HEADER = "3. Where the dot product fits"
 BASE_LAYERS, BASE_HEADS, BASE_D_K = 12, 12, 64  # an example model's size (BERT-base's) for the cost captions
 
 
+def _a(n: int) -> str:
+    """The article before a number said aloud: "an 8", "an 11", "an 18", "a 7"."""
+    return "an" if str(n).startswith("8") or n in (11, 18) else "a"
+
+
 def study(tokens: tuple[str, ...], radius: int, dilation: int, seed: int) -> lab_results.MaskStudy:
     """The page's one attn_core call (the page caches it): every mask, the cost table and the other scores."""
     return lab_results.mask_study(tokens, radius=radius, dilation=dilation, seed=seed)
@@ -94,10 +99,10 @@ def kv_cache_text(study: lab_results.MaskStudy) -> str:
     d_v = study.kv_step.v.shape[1]
     last = study.tokens[-1]
     return (
-        "While a model generates, it needs no mask at all: each new token's query meets the keys and values that "
-        "the tokens before it left in a *KV cache*, and its own, because no later token exists yet. On your "
-        f"sentence, the step that generates the last token, “{md_escape(last)}” (token {T - 1}), is one query "
-        f"against {T} cached keys: {T} × {d_k} = {T * d_k} multiply-adds for its scores and {T} × {d_v} = "
+        "While a model generates, no mask is needed: each new token's query meets only the keys and values "
+        "already there, those the earlier tokens left in a *KV cache* and its own, because no later token exists "
+        f"yet. On your sentence, when the last token, “{md_escape(last)}” (token {T - 1}), comes in, its one query "
+        f"meets {T} keys: {T} × {d_k} = {T * d_k} multiply-adds for its scores and {T} × {d_v} = "
         f"{T * d_v} to mix the values, about T·d each, where recomputing the whole {T} × {T} score matrix would "
         f"take {T} × {T} × {d_k} = {T * T * d_k}. Its weights are the causal weights' last row (largest "
         f"difference {_gap(study.kv_gap)}). The cache holds one key and one value per token so far, "
@@ -293,9 +298,10 @@ def bilinear_text(study: lab_results.MaskStudy) -> str:
     """q·k as one d_model × d_model matrix between two embeddings."""
     return (
         "The dot product of a query and a key is really one matrix sandwiched between two embeddings: "
-        f"W_q W_kᵀ is a {study.d_model} × {study.d_model} matrix (of rank at most d_k = {study.d_k}) that says which "
-        "directions of one token's embedding should match which directions of another's. Token vectors are rows "
-        "here, as everywhere in this app, so the key's embedding is transposed on the right."
+        f"W_q W_kᵀ is {_a(study.d_model)} {study.d_model} × {study.d_model} matrix (of rank at most d_k = "
+        f"{study.d_k}) that says which directions of one token's embedding should match which directions of "
+        "another's. Token vectors are rows here, as everywhere in this app, so the key's embedding is transposed on "
+        "the right."
     )
 
 

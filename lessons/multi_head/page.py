@@ -1,6 +1,8 @@
 """Multi-head attention: H heads on the same sentence, concatenated and mixed by W_O.
 The sentences are lessons/multi_head/words.py's."""
 
+import contextlib
+
 import streamlit as st
 
 from attn_core import lab_results
@@ -61,7 +63,8 @@ def show_matrices(stage: present.Stage, lesson: lab_results.MultiHeadLesson) -> 
     stage.side.markdown(words.concat_text(lesson))
     stage.side.markdown(words.other_v_text(lesson))
     stage.formula(words.concat_latex(lesson))
-    concat, w_o, output = stage.chart_columns(3) if present.on() else (stage, *stage.chart_columns(2))
+    # On a projector the three in a row; else the concatenation across the page, the others under it.
+    concat, w_o, output = stage.chart_columns(3) if present.on() else (stage, None, None)
     heads = concat_labels(n_heads, lesson.d_v)
     concat_title, w_o_title, output_title = words.matrix_titles(lesson)
     show_heatmap(
@@ -76,6 +79,8 @@ def show_matrices(stage: present.Stage, lesson: lab_results.MultiHeadLesson) -> 
         width_px=FULL_WIDTH_PX,
         into=concat,
     )
+    if w_o is None:
+        w_o, output = stage.chart_columns(2)
     show_heatmap(
         "mh_w_o",
         mh.w_o,
@@ -142,7 +147,8 @@ def sections(tokens: list[str], text: str, n_heads: int, d_model: int, d_k: int,
             stage.side.info(words.HIDDEN)
         else:
             show_matrices(stage, lesson)
-    footer(__file__, words.what_it_showed(lesson, shapes_hidden), deck)
+    with stage.side if stage else contextlib.nullcontext():  # on a projector: beside or under the last section
+        footer(__file__, words.what_it_showed(lesson, shapes_hidden), deck)
 
 
 fresh = K("text") not in st.session_state  # the page's first run in this visit

@@ -20,6 +20,11 @@ TIE = 0.005  # Predict first asks which head looks back only when the best beats
 SECTIONS = {"heads": "Each head with its own weights", "concat": "Concatenate, then mix with W_O"}
 
 
+def _a(n: int) -> str:
+    """The article before a number said aloud: "an 8", "an 11", "an 18", "a 7"."""
+    return "an" if str(n).startswith("8") or n in (11, 18) else "a"
+
+
 def lesson(
     tokens: tuple[str, ...], d_model: int, n_heads: int, d_k: int, seed: int, causal: bool
 ) -> lab_results.MultiHeadLesson:
@@ -145,10 +150,10 @@ def concat_question(lesson: lab_results.MultiHeadLesson) -> Question:
     guesses = [(H * T, d_v), (T, d_v), (T, d_model), (T, T), (H, T * d_v)]
     shapes = sorted(list(dict.fromkeys([answer, *guesses]))[:4])
     if H == 1:
-        heads, concat = f"The one head returns a {T} × {d_v} matrix", "Concat(head_1)"
+        heads, concat = f"The one head returns {_a(T)} {T} × {d_v} matrix", "Concat(head_1)"
         explain = "With one head there is nothing to put beside it: the concatenation is that head's output."
     else:
-        heads, concat = f"Each of the {H} heads returns a {T} × {d_v} matrix", f"Concat(head_1, …, head_{H})"
+        heads, concat = f"Each of the {H} heads returns {_a(T)} {T} × {d_v} matrix", f"Concat(head_1, …, head_{H})"
         explain = (
             f"The heads are put side by side, not stacked: each token keeps its one row, which now holds "
             f"{H} × {d_v} = {H * d_v} numbers, {d_v} from each head."
@@ -171,7 +176,7 @@ def concat_text(lesson: lab_results.MultiHeadLesson) -> str:
     heads = "Each head returns" if lesson.n_heads > 1 else "The one head returns"
     joined = "Putting them side by side gives" if lesson.n_heads > 1 else "On its own it is"
     return (
-        f"{heads} a {T} × {d_v} matrix. {joined} one {mh.concat.shape[0]} × {mh.concat.shape[1]} matrix; W_O "
+        f"{heads} {_a(T)} {T} × {d_v} matrix. {joined} one {mh.concat.shape[0]} × {mh.concat.shape[1]} matrix; W_O "
         f"({mh.w_o.shape[0]} × {mh.w_o.shape[1]}) maps it back to d_model = {lesson.d_model} numbers per token, "
         "letting the model combine what the different heads found."
     )
@@ -225,7 +230,7 @@ def what_it_showed(lesson: lab_results.MultiHeadLesson, shapes_hidden: bool) -> 
         lines.append("Side by side the heads' outputs are mixed back by W_O; the shapes wait for your prediction.")
     else:
         lines.append(
-            f"Side by side the heads' outputs make a {mh.concat.shape[0]}×{mh.concat.shape[1]} matrix, and W_O "
+            f"Side by side the heads' outputs make {_a(T)} {mh.concat.shape[0]}×{mh.concat.shape[1]} matrix, and W_O "
             f"({mh.w_o.shape[0]}×{mh.w_o.shape[1]}) maps it back to {mh.output.shape[0]}×{mh.output.shape[1]}: one "
             "row per token, as wide as the input X."
         )

@@ -4,6 +4,8 @@ Each section's controls sit at its top; the charts are filled in after every con
 been read, from one attn_core call. The sentences are lessons/softmax_lab/words.py's.
 """
 
+import contextlib
+
 import numpy as np
 import streamlit as st
 
@@ -177,4 +179,5 @@ if scaling:
     show_scaling(scaling, lab)
 if competition:
     show_competition(competition, lab, labels)
-footer(__file__, words.what_it_showed(lab, hidden), deck)
+with competition.side if competition else contextlib.nullcontext():  # on a projector: beside or under the last section
+    footer(__file__, words.what_it_showed(lab, hidden), deck)

@@ -101,8 +101,8 @@ def test_the_kv_cache_sentence_states_a_generation_step(call):
     np.testing.assert_allclose(row @ v, study.kv_step.output[0], atol=1e-12)
     d_v = v.shape[1]
     assert f"“{md_escape(tokens[-1])}” (token {T - 1})" in text
-    assert after(text, "is one query against ") == T
-    assert after(text, "cached keys: ") == T and after(text, f"{T} × ") == d_k
+    assert after(text, "its one query meets ") == T
+    assert after(text, "keys: ") == T and after(text, f"keys: {T} × ") == d_k
     assert after(text, f"{T} × {d_k} = ") == T * d_k and after(text, f"{T} × {d_v} = ") == T * d_v
     assert after(text, f"{T} × {T} × {d_k} = ") == T * T * d_k
     gap = np.abs(study.steps("causal").weights[-1] - study.kv_step.weights[0]).max()

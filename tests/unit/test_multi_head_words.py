@@ -30,9 +30,8 @@ def lessons(draw, max_tokens: int = 24) -> lab_results.MultiHeadLesson:
 
 
 def _shape(text: str, prefix: str) -> tuple[int, int]:
-    """The "rows × cols" (or "rows×cols") after ``prefix``."""
-    at = text.index(prefix) + len(prefix)
-    rows, cols = re.match(r"\s*\(?(\d+)\s*(?:×|\\times)\s*(\d+)", text[at:]).groups()
+    """The "rows × cols" (or "rows×cols") after ``prefix``, a regular expression ("returns an? ")."""
+    rows, cols = re.search(prefix + r"\s*\(?(\d+)\s*(?:×|\\times)\s*(\d+)", text).groups()
     return int(rows), int(cols)
 
 
@@ -126,7 +125,7 @@ def test_the_concat_question_answers_the_engine_s_shape(lesson):
     T, H, d_v = len(lesson.tokens), lesson.n_heads, lesson.d_v
     assert len(set(q.options)) == len(q.options) >= 2
     assert q.options[q.answer] == "{} × {}".format(*lesson.steps.concat.shape) == f"{T} × {H * d_v}"
-    assert _shape(q.prompt, "returns a ") == lesson.steps.heads[0].output.shape
+    assert _shape(q.prompt, "returns an? ") == lesson.steps.heads[0].output.shape
     if H > 1:
         assert after(q.prompt, "Each of the ") == H and numbers(q.explain)[:3] == [H, d_v, H * d_v]
     else:
@@ -138,7 +137,7 @@ def test_the_concat_question_answers_the_engine_s_shape(lesson):
 def test_the_concat_sentences_state_the_engine_s_shapes(lesson):
     mh, T = lesson.steps, len(lesson.tokens)
     text = words.concat_text(lesson)
-    assert _shape(text, "returns a ") == mh.heads[0].output.shape == (T, lesson.d_v)
+    assert _shape(text, "returns an? ") == mh.heads[0].output.shape == (T, lesson.d_v)
     joined = re.search(r"(?:gives|it is) one (\d+) × (\d+) matrix", text).groups()
     assert tuple(map(int, joined)) == mh.concat.shape
     assert _shape(text, "W_O ") == mh.w_o.shape
