@@ -43,7 +43,7 @@ def mask_section(kind: str) -> present.Stage | None:
         return stage
     if present.paged():
         return deck.section(kind, header=True)
-    if kind == ex.MASK_KINDS[0]:
+    if kind == "global":  # the first mask: the part's header above it
         st.header(words.MASKS_HEADER)
     return deck.section(kind, heading=words.MASK_TITLES[kind])
 
