@@ -111,16 +111,19 @@ class Stage:
 def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Stage:
     """A section's stage where the page is writing (or in ``where``): in presenter mode a box
     the stage's CSS sizes to the room left on the screen, its charts first and the rest
-    ``beside`` them (True, or the side's share of the width) or below them (False)."""
-    where = st.container() if where is None else where.container()
+    ``beside`` them (True, or the side's share of the width) or below them (False). The box is
+    made directly where the page writes: assets/present.css lets it take the screen's height only
+    as a child of the main column (or of ``where``), not inside a container of its own."""
+    parent = st if where is None else where
     if not on():
-        return Stage(where, where)
-    box = where.container(key=STAGE_KEY, border=False)
+        box = parent.container()
+        return Stage(box, box)
+    box = parent.container(key=STAGE_KEY, border=False)
     if beside:
         share = SIDE_SHARE if beside is True else float(beside)
         charts, side = box.columns([1 - share, share], gap="large")
     else:
-        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+        charts, side = box.container(), parent.container(key=f"{STAGE_KEY}_below", border=False)
     return Stage(charts, side, fill=True)
 
 
