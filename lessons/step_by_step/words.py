@@ -193,9 +193,15 @@ def quoted_full(token: str) -> str:
     return f"“{md_escape(token)}”"
 
 
+def sci(value: float) -> str:
+    """A small number in scientific notation with a minus sign (U+2212), which a line does not break
+    after as it does after a hyphen: "7.5e−08"."""
+    return f"{value:.1e}".replace("-", "−")
+
+
 def gap(value: float) -> str:
     """A difference that should be 0: "0", or its size in scientific notation (rounding)."""
-    return "0" if value == 0 else f"{value:.1e}".replace("-", "−")
+    return "0" if value == 0 else sci(value)
 
 
 def _plural(n: int, word: str) -> str:
@@ -302,7 +308,7 @@ def real_head_note(head: Head, d_k: int, error: float, own_settings: bool, reade
     """Which real head this is, and how closely attn_core reproduces the model's attention."""
     text = (
         f"Weights: {head.label} of all-MiniLM-L6-v2. With the model's own settings (divided by √{d_k}, no ×100, "
-        f"no mask) attn_core's weights match the model's attention to max |Δ| = {error:.1e}."
+        f"no mask) attn_core's weights match the model's attention to max |Δ| = {sci(error)}."
     )
     if not own_settings:
         text += f" Your switches change this run, so the weights {reader.later} differ from the model's on purpose."
@@ -327,8 +333,8 @@ def decoder_head_note(head: Head, parity: dc.TorchParity | None, own_settings: b
         text += (
             f" That NumPy decoder matches the torch model it was trained as: on the training script's {parity.rows} "
             f"held-out sequences of {parity.T} words its loss is {parity.loss:.6f} against the {parity.torch_loss:.6f} "
-            f"torch recorded (|Δ| = {parity.loss_gap:.1e}), and every head's induction and previous-token scores "
-            f"agree to {parity.score_gap:.1e} (the record keeps {dc.RECORD_DECIMALS} decimals)."
+            f"torch recorded (|Δ| = {sci(parity.loss_gap)}), and every head's induction and previous-token scores "
+            f"agree to {sci(parity.score_gap)} (the record keeps {dc.RECORD_DECIMALS} decimals)."
         )
     return text
 
@@ -689,8 +695,7 @@ def weights_text(stats: wt.StepStats, steps: Mapping[str, int]) -> str:
         "The softmax turns each row into weights that are never negative and add up to 1: it exponentiates every "
         "masked score and divides by the row's total, so a masked cell (e^−∞ = 0) gets exactly 0. "
         + zeros_sentence(stats)
-        + " Row i says in what proportions token i mixes the value rows: A_ij is how much of v_j goes into z_i. "
-        f"That is not how much token j matters (Step {steps['output']} says why)."
+        + f" A_ij is how much of v_j goes into z_i, not how much token j matters (Step {steps['output']} says why)."
     )
 
 
@@ -793,7 +798,7 @@ def value_lengths_sentence(lesson: wt.Lesson) -> str:
             f"(token {hi}, {quoted(tokens[hi])})"
         )
     return (
-        "A weight is not importance. A_ij says how much of v_j is mixed into z_i, not how much token j matters "
+        "**A weight is not importance.** A_ij says how much of v_j is mixed into z_i, not how much token j matters "
         f"to what the model does: a short value row hands on little whatever its weight ({here}), W_O and the "
         "layers after this one reweight what arrives, and attention weights can disagree with other measures of "
         "a token's importance (Jain & Wallace 2019; Kobayashi et al. 2020)."
@@ -896,22 +901,21 @@ def weight_share_sentence(lesson: wt.Lesson, i: int) -> str:
     weight = float(s.weights[i, top])
     text = (
         f"Token {i} ({quoted(tokens[i])}) gives its largest weight, {weight:.2f}, to token {top} "
-        f"({quoted(tokens[top])}): {weight:.2f} × v_{top} is mixed into z_{i}."
+        f"({quoted(tokens[top])}): z_{i} takes in {weight:.2f} × v_{top}."
     )
     total = float(shares.weighted_norms[i].sum())
     if total == 0:
         return text + f" Every value row it mixes is 0 here, so z_{i} is 0."
     share = float(shares.norm_shares[i, top])
     if f"{share:.0%}" == f"{weight:.0%}":
-        compare = "about the same as its weight"
+        compare = "about its weight"
     else:
         compare = "less than its weight" if share < weight else "more than its weight"
-    length = shares.value_norms[top]
     return text + (
-        f" A weight is not a share of z_{i}: the value rows differ in length (‖v_{top}‖ = {length:.2f}, "
-        f"and weighted by row {i} they average Σ_l A_{i},l ‖v_l‖ = {total:.2f}), so measured by length token "
-        f"{top}'s part of z_{i} is {share:.0%} (A_{i},{top} ‖v_{top}‖ / Σ_l A_{i},l ‖v_l‖, the norm-based share of "
-        f"Kobayashi et al. 2020, here before W_O), {compare}."
+        f" That is not a share of z_{i}, because value rows differ in length: ‖v_{top}‖ = "
+        f"{shares.value_norms[top]:.2f}, while row {i}'s weighted sum of lengths is Σ_l A_{i},l ‖v_l‖ = {total:.2f}. "
+        f"Measured by length, A_{i},{top} ‖v_{top}‖ is {share:.0%} of that sum (the norm-based share of Kobayashi "
+        f"et al. 2020, before W_O): {compare}."
     )
 
 

@@ -564,7 +564,7 @@ def test_step9_and_the_footer_say_what_a_weight_is():
     at = run_page(i="3")
     lesson = wt_lesson()
     np.testing.assert_allclose(trace_z(at, "Q, K, V (", "V"), lesson.steps.v, atol=1e-12)
-    check_value_lengths(lesson, _markdown(at, "A weight is not importance."))
+    check_value_lengths(lesson, _markdown(at, "**A weight is not importance.**"))
     footer = next(m.value for m in at.markdown if m.value.startswith("- One head turned your"))
     first, share = (line.removeprefix("- ") for line in footer.split("\n"))
     check_first_line(lesson, first, causal=False)

@@ -82,7 +82,7 @@ def test_a_real_head_shows_the_models_own_numbers(reference, layer, head):
     assert f"{{{len(want['tokens'])} \\times {want['x'].shape[1]}}}" in " ".join(el.value for el in at.latex)
     assert any("b_q" in el.value for el in at.latex)  # the biases are in the formula
     (note,) = at.success
-    error = float(re.search(r"max \|Δ\| = (\d\.\de[+-]\d+)", note.value).group(1))
+    error = float(re.search(r"max \|Δ\| = (\d\.\de[+−]\d+)", note.value).group(1).replace("−", "-"))
     assert error < 1e-4 and "differ" not in note.value
     assert note.value.startswith(f"Weights: layer {layer}, head {head} of all-MiniLM-L6-v2.")
     assert any(m.value.startswith(f"X is what layer {layer} receives") for m in at.markdown)

@@ -160,7 +160,7 @@ def check_share(lesson: wt.Lesson, text: str, i: int) -> None:
     found = re.search(rf"Token {i} \(.*\) gives its largest weight, {NUM}, to token (\d+) \(", text)
     assert found, text
     assert num(found.group(1)) == pytest.approx(A[i, top], abs=0.005) and int(found.group(2)) == top
-    assert f"{A[i, top]:.2f} × v_{top} is mixed into z_{i}." in text
+    assert f"z_{i} takes in {A[i, top]:.2f} × v_{top}." in text
     norms = np.linalg.norm(V, axis=1)  # (T,)
     total = float(A[i] @ norms)
     if total == 0:
@@ -171,8 +171,8 @@ def check_share(lesson: wt.Lesson, text: str, i: int) -> None:
     np.testing.assert_allclose(parts.sum(axis=0), lesson.steps.output[i], atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(parts, axis=1), A[i] * norms, rtol=1e-9, atol=1e-12)  # part lengths
     found = re.search(
-        rf"‖v_{top}‖ = {NUM}, and weighted by row {i} they average Σ_l A_{i},l ‖v_l‖ = {NUM}\), so measured by "
-        rf"length token {top}'s part of z_{i} is (\d+)% .*, (less than|more than|about the same as) its weight\.",
+        rf"‖v_{top}‖ = {NUM}, while row {i}'s weighted sum of lengths is Σ_l A_{i},l ‖v_l‖ = {NUM}\. Measured by "
+        rf"length, A_{i},{top} ‖v_{top}‖ is (\d+)% of that sum .*: (less than|more than|about) its weight\.",
         text,
     )
     assert found, text
@@ -181,7 +181,7 @@ def check_share(lesson: wt.Lesson, text: str, i: int) -> None:
     assert int(found.group(3)) == round(100 * share) or abs(100 * share - int(found.group(3))) <= 0.5 + 1e-9
     said = found.group(4)
     if f"{share:.0%}" == f"{A[i, top]:.0%}":
-        assert said == "about the same as"
+        assert said == "about"
     else:
         assert said == ("less than" if share < A[i, top] else "more than")
         assert (said == "less than") == (norms[top] < total)  # shorter than the weighted mean: less than its weight
