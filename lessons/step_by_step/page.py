@@ -179,7 +179,7 @@ def run_lesson(text: str, tokens: tuple[str, ...], kind: str, decoder, layer: in
             st.warning(words.cut_note("The decoder reads", dc.MAX_TOKENS))
         if got.unknown:
             st.warning(words.unknown_words_note(got.unknown, vocab_words))
-        st.success(words.decoder_head_note(source, decoder_parity(decoder), scale and not x100, reader))
+        st.success(words.decoder_head_note(source, scale and not x100, reader))
         return got.lesson, source
     d_model, d_k, seed = STATE.value("d_model"), STATE.value("d_k"), STATE.value("seed")
     return compute(tokens, d_model, d_k, seed, flags["pos"], scale, x100, causal), words.Head()
@@ -265,7 +265,8 @@ def sections(deck, lesson: wt.Lesson, head: words.Head, decoder, reader: Reader,
         _by_dims(stage, "x", steps.x, f"X ({T}×{d_model})", labels, name="X", show_values=small, **axes)
 
     if stage := deck.section("weights_matrices"):
-        stage.side.markdown(words.w_text(head, d_model, d_k, biases))
+        parity = words.parity_sentence(decoder_parity(decoder)) if head.kind == "decoder" else ""
+        stage.side.markdown(words.w_text(head, d_model, d_k, biases) + (" " + parity if parity else ""))
         stage.formula(words.w_latex(head, d_model, d_k, biases))
         panels, title = [("W_q", w.w_q), ("W_k", w.w_k), ("W_v", w.w_v)], f"W_q, W_k, W_v ({d_model}×{d_k} each)"
         small = d_model <= SMALL_WIDE and d_k <= SMALL_PANEL

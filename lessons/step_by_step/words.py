@@ -315,28 +315,33 @@ def real_head_note(head: Head, d_k: int, error: float, own_settings: bool, reade
     return text
 
 
-def decoder_head_note(head: Head, parity: dc.TorchParity | None, own_settings: bool, reader: Reader) -> str:
-    """Which decoder head this is; that its weights are the decoder's own (attn_core runs the
-    decoder), and how closely that NumPy decoder matches the torch model it was trained as."""
+def decoder_head_note(head: Head, own_settings: bool, reader: Reader) -> str:
+    """Which decoder head this is, and that its weights are the decoder's own: attn_core runs the
+    decoder in NumPy through these same steps (how closely that matches torch: ``parity_sentence``)."""
     text = (
         f"Weights: {head.label} of our small decoder, with the causal mask on because the head was trained with "
-        "it: every word reads only the words before it. The decoder runs in NumPy (attn_core.trained_decoder) "
-        "through these same steps, so "
-        + (
-            f"the weights {reader.later} are its own."
-            if own_settings
-            else f"with its own settings (divided by √d_k, no ×100) they are its own; your switches change this "
-            f"run, so the weights {reader.later} differ from the model's on purpose."
-        )
+        "it: every word reads only the words before it. "
     )
-    if parity is not None:
-        text += (
-            f" That NumPy decoder matches the torch model it was trained as: on the training script's {parity.rows} "
-            f"held-out sequences of {parity.T} words its loss is {parity.loss:.6f} against the {parity.torch_loss:.6f} "
-            f"torch recorded (|Δ| = {sci(parity.loss_gap)}), and every head's induction and previous-token scores "
-            f"agree to {sci(parity.score_gap)} (the record keeps {dc.RECORD_DECIMALS} decimals)."
-        )
-    return text
+    if own_settings:
+        return text + "These are the decoder's own weights: it runs in NumPy through these same steps."
+    return text + (
+        "With its own settings (divided by √d_k, no ×100) these steps give the decoder's own weights; your "
+        f"switches change this run, so the weights {reader.later} differ from the model's on purpose."
+    )
+
+
+def parity_sentence(parity: dc.TorchParity | None) -> str:
+    """Step 3 for a decoder head: how closely the NumPy decoder matches the torch model it was
+    trained as, on the training script's own held-out batch ("" without the training record)."""
+    if parity is None:
+        return ""
+    return (
+        f"The decoder was trained in torch and runs here in NumPy, and the two agree: on the training script's "
+        f"{parity.rows} held-out sequences of {parity.T} words the NumPy pass gives a loss of {parity.loss:.6f} "
+        f"against the {parity.torch_loss:.6f} torch recorded (|Δ| = {sci(parity.loss_gap)}), and every head's "
+        f"induction and previous-token scores agree to {sci(parity.score_gap)} (the record keeps "
+        f"{dc.RECORD_DECIMALS} decimals)."
+    )
 
 
 # --------------------------------------------------------------------------- step 1: tokens

@@ -128,6 +128,10 @@ def test_a_decoder_head_on_step_by_step_is_the_models_own(decoder, torch_model, 
     (note,) = at.success
     assert note.value.startswith(f"Weights: layer {layer}, head {head} of our small decoder, with the causal mask on")
     assert (at.selectbox(key="sbs_layer").value, at.selectbox(key="sbs_head").value) == (layer, head)
+    # Step 3 says how closely this NumPy decoder matches the torch model, on training.json's numbers.
+    step3 = next(m.value for m in at.markdown if m.value.startswith("These are trained numbers"))
+    assert f"head {head}'s query, key and value matrices in layer {layer}" in step3
+    assert f"against the {dc.load_training().loss[-1]:.6f} torch recorded" in step3
 
 
 def test_the_step_page_clamps_a_real_heads_layer_for_the_decoder():

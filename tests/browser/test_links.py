@@ -111,6 +111,7 @@ WIDGETS = [
     ("step-by-step-decoder", "weights", "decoder", "Weights", "A head of our small decoder (causal)"),
     ("step-by-step-decoder", "layer", "2", "Layer", "layer 2"),
     ("step-by-step-decoder", "head", "4", "Head", "head 4"),
+    ("step-by-step-decoder", "causal", "1", "Causal mask (no looking ahead)", True),  # the decoder keeps it on
     ("softmax-lab", "text", "a b c d e", "Sentence (its words label the keys)", "a b c d e"),
     ("softmax-lab", "seed", "7", "Seed for the scores", "7"),
     ("softmax-lab", "m", "50", "Multiplier m", "50.0"),

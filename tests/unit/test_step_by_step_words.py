@@ -473,10 +473,10 @@ def test_the_decoder_head_is_the_decoders_own(case, reader):
     run = dc.decoder_lesson(DECODER, p["text"]).run
     head = words.Head("decoder", p["layer"], p["head"], DECODER.n_heads, len(DECODER.vocab) - 1, True)
     own = p["scale"] and not p["x100"]
-    text = words.decoder_head_note(head, None, own, reader)
+    text = words.decoder_head_note(head, own, reader)
     assert f"layer {p['layer'] + 1}, head {p['head'] + 1} of our small decoder" in text
     if own:
-        assert f"the weights {reader.later} are its own." in text
+        assert "These are the decoder's own weights" in text
         np.testing.assert_array_equal(lesson.steps.weights, run.attentions[p["layer"], p["head"]])
     else:
         assert f"the weights {reader.later} differ from the model's on purpose" in text
@@ -489,9 +489,11 @@ def test_the_decoder_note_states_its_match_with_torch(decoder):
     the one torch recorded in training.json, and the largest gap in the head scores."""
     training = dc.load_training()
     parity = dc.torch_parity(decoder, training)
-    text = words.decoder_head_note(words.Head("decoder", 1, 0, 4, 100, True), parity, True, SCREEN)
+    assert words.parity_sentence(None) == ""
+    text = words.parity_sentence(parity)
     found = re.search(
-        rf"on the training script's (\d+) held-out sequences of (\d+) words its loss is {NUM} against the {NUM} "
+        rf"on the training script's (\d+) held-out sequences of (\d+) words the NumPy pass gives a loss of {NUM} "
+        rf"against the {NUM} "
         rf"torch recorded \(\|Δ\| = {NUM}\), and every head's induction and previous-token scores agree to {NUM} "
         r"\(the record keeps (\d) decimals\)",
         text,
