@@ -167,7 +167,7 @@ def run_lesson(text: str, tokens: tuple[str, ...], kind: str, decoder, layer: in
         att = model_run(loaded, loaded.name, text, MAX_TOKENS)
         got = compute_real(loaded, att, loaded.name, text, layer, head, scale, x100, causal)
         if got.truncated:
-            st.warning(words.cut_note("The model splits this text into", MAX_TOKENS))
+            st.warning(words.cut_note("real", MAX_TOKENS))
         own = scale and not x100 and not causal
         st.success(words.real_head_note(source, got.lesson.steps.d_k, got.max_abs_error, own, reader))
         return got.lesson, source
@@ -176,7 +176,7 @@ def run_lesson(text: str, tokens: tuple[str, ...], kind: str, decoder, layer: in
         source = words.Head("decoder", layer, head, decoder.n_heads, vocab_words, decoder.attention_only)
         got = compute_decoder(decoder, text, layer, head, scale, x100)
         if got.truncated and dc.MAX_TOKENS < MAX_TOKENS:  # at the page's own limit checked_tokens has said so
-            st.warning(words.cut_note("The decoder reads", dc.MAX_TOKENS))
+            st.warning(words.cut_note("decoder", dc.MAX_TOKENS))
         if got.unknown:
             st.warning(words.unknown_words_note(got.unknown, vocab_words))
         st.success(words.decoder_head_note(source, scale and not x100, reader))

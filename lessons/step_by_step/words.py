@@ -270,9 +270,11 @@ def decoder_missing(problem: str | None) -> str:
     )
 
 
-def cut_note(what: str, limit: int) -> str:
-    """A text cut at a model's limit: ``what`` is "The model splits this text into" or the like."""
-    return f"{what} more than {limit} tokens; only the first {limit} are used."
+def cut_note(kind: str, limit: int) -> str:
+    """A text cut at the real model's token limit ("real") or the decoder's word limit."""
+    if kind == "real":
+        return f"The model splits this text into more than {limit} tokens; only the first {limit} are used."
+    return f"The decoder reads at most {limit} words; only the first {limit} are used."
 
 
 def unknown_words_note(unknown: tuple[str, ...], vocab_words: int, shown: int = 20) -> str:
