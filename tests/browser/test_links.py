@@ -140,7 +140,7 @@ WIDGETS = [
     ("real-model-head", "b", "It was tired.", "Sentence B (optional)", "It was tired."),
     ("real-model-head", "view", None, "View", "Head view"),
     ("real-model-head", "layer", "2", "Layer", "layer 2"),
-    ("real-model-head", "heads", "0,5,11", "Heads", ["head 0", "head 5", "head 11"]),
+    ("real-model-head", "heads", "1,5,12", "Heads", ["head 1", "head 5", "head 12"]),  # counted from 1
     ("real-model-head", "focus", "3", "Focus on a query token", "3: sat"),  # [CLS] the cat sat
     ("real-model-head", "region", "A→B", "Which lines", "A→B"),
     ("real-model-head", "hide", "1", "Hide [CLS] and [SEP]", True),
@@ -152,7 +152,7 @@ WIDGETS = [
         "Words (from the model's 100-word vocabulary)",
         "cat dog sun cat dog sun",
     ),
-    ("decoder", "layer", "0", "Layer", "layer 1"),
+    ("decoder", "layer", "1", "Layer", "layer 1"),
     ("decoder", "head", "2", "Head", "head 2"),
     ("decoder", "focus", "4", "Focus on a word", "4: dog"),
     ("decoder", "predict", None, "Predict first", False),
