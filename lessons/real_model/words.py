@@ -276,8 +276,9 @@ def roles_text(roles: views.HeadRoles) -> str:
     rows' entropy, averaged over its rows, is above BROAD_SPREAD of log₂ T (views.spread)."""
     layer, head, best = roles.strongest_previous
     heads = f"{roles.n_previous} head puts" if roles.n_previous == 1 else f"{roles.n_previous} heads put"
+    whose = "its" if roles.n_previous == 1 else "their"
     return (
-        f"Heads differ. Here {heads} more than {share_name(views.ROLE_SHARE)} of their attention on the previous "
+        f"Heads differ. Here {heads} more than {share_name(views.ROLE_SHARE)} of {whose} attention on the previous "
         f"token (the most: {nb.head_label(layer, head)}, {best:.2f}), {roles.n_next} on the next token, and "
         f"{roles.n_broad} spread it widely: averaged over a head's rows, the entropy of a row is above "
         f"{share_name(views.BROAD_SPREAD)} of the most it can be, log₂ T."

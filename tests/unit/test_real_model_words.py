@@ -102,7 +102,7 @@ def check_roles(a: np.ndarray, said: str) -> None:
         [[np.mean([row_entropy(a[i, h, t]) for t in range(T)]) / math.log2(T) for h in range(H)] for i in range(L)]
     )
     m = re.search(
-        r"Here (\d+) heads? puts? more than half of their attention on the previous token \(the most: "
+        r"Here (\d+) heads? puts? more than half of (?:its|their) attention on the previous token \(the most: "
         r"layer (\d+), head (\d+), (\d\.\d\d)\), (\d+) on the next token, and (\d+) spread it widely: "
         r"averaged over a head's rows, the entropy of a row is above 80% of the most it can be, log₂ T",
         said,
@@ -113,7 +113,7 @@ def check_roles(a: np.ndarray, said: str) -> None:
         int(n_prev) == (prev > 0.5).sum() and int(n_next) == (nxt > 0.5).sum() and int(n_broad) == (broad > 0.8).sum()
     )
     assert prev[int(layer) - 1, int(head) - 1] == pytest.approx(prev.max(), abs=1e-12) and best == f"{prev.max():.2f}"
-    assert ("1 head puts" in said) == (int(n_prev) == 1)
+    assert ("1 head puts more than half of its" in said) == (int(n_prev) == 1)
 
 
 # --------------------------------------------------------------------------- the model view
