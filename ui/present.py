@@ -111,16 +111,22 @@ class Stage:
 def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Stage:
     """A section's stage where the page is writing (or in ``where``): in presenter mode a box
     the stage's CSS sizes to the room left on the screen, its charts first and the rest
-    ``beside`` them (True, or the side's share of the width) or below them (False)."""
-    where = st.container() if where is None else where.container()
+    ``beside`` them (True, or the side's share of the width) or below them (False).
+
+    In presenter mode the box is made right where the page writes, not inside a container of its
+    own: assets/present.css grows it to the screen's height only as a child of the page's main
+    column, and the text below it takes no height, so what the page writes after the section
+    goes into ``side`` (as the footer does), never after the stage."""
     if not on():
+        where = st.container() if where is None else where.container()
         return Stage(where, where)
+    where = st if where is None else where
     box = where.container(key=STAGE_KEY, border=False)
     if beside:
         share = SIDE_SHARE if beside is True else float(beside)
         charts, side = box.columns([1 - share, share], gap="large")
     else:
-        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+        charts, side = box, where.container(key=f"{STAGE_KEY}_below", border=False)  # charts straight in the box
     return Stage(charts, side, fill=True)
 
 

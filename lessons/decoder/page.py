@@ -161,7 +161,8 @@ def guesses(stage: Stage, lesson: dc.DecoderLesson, labels: list[str], guess, pr
         st.caption(words.no_next_question())
     if lesson.T > 1:
         positions = words.loss_positions(lesson)
-        show_bars("dec_fig_loss", positions, lesson.loss, title=words.LOSS_TITLE, y_title="loss (nats)", fmt=".1f")
+        labels_ = {"title": words.LOSS_TITLE, "y_title": "loss (nats)", "fmt": ".1f"}
+        show_bars("dec_fig_loss", positions, lesson.loss, **labels_, into=stage)
     if text := words.loss_text(lesson):
         st.markdown(text)
     st.markdown(words.kv_cache_text(decoder, lesson.T))
@@ -191,8 +192,8 @@ def how_it_learned(stage: Stage) -> None:
     st.markdown(words.learning_text(training, words.n_words(decoder)))
 
 
-def sections(deck: Deck, text: str, fresh: bool, reader: Reader) -> dc.DecoderLesson | None:
-    """Every section for these words; None (and a note) when the box is empty."""
+def sections(deck: Deck, text: str, fresh: bool, reader: Reader) -> None:
+    """Every section for these words and the footer, or a note when the box is empty."""
     inputs = present.inputs()  # the note, the expander and the messages, under the box
     with inputs:
         sentence.note(K("text"), words.carried_note(decoder))
@@ -203,7 +204,8 @@ def sections(deck: Deck, text: str, fresh: bool, reader: Reader) -> dc.DecoderLe
     lesson = decoder_lesson(decoder, text or "")
     if lesson.empty:
         inputs.info(words.empty(reader))
-        return None
+        STATE.sync()
+        return
     labels = words.labels(lesson)
     if lesson.truncated:
         inputs.warning(words.truncated(decoder))
@@ -221,23 +223,32 @@ def sections(deck: Deck, text: str, fresh: bool, reader: Reader) -> dc.DecoderLe
         "learning": outline.fingerprint(training),
     }
     outline.changes(deck, prints, {"Words": text}, fresh=fresh)
+    shown = []  # the stages drawn, in page order
     if stage := deck.section("words"):
+        shown.append(stage)
         with stage.side:
             show_tokens(list(run.tokens))
             st.markdown(words.repeat_text(lesson, reader))
     if stage := deck.section("heads", beside=False, heading=words.HEADINGS["heads"]):
+        shown.append(stage)
         with stage.side:
             every_head(stage, lesson, labels, look)
     if stage := deck.section("kinds", heading=words.HEADINGS["kinds"]):
+        shown.append(stage)
         with stage.side:
             two_kinds(stage, deck, lesson, look, guess, predict, reader)
     if stage := deck.section("guesses", heading=words.HEADINGS["guesses"]):
+        shown.append(stage)
         with stage.side:
             guesses(stage, lesson, labels, guess, predict)
     if stage := deck.section("learning"):
+        shown.append(stage)
         with stage.side:
             how_it_learned(stage)
-    return lesson
+    STATE.sync()
+    if shown:  # into the last stage's side: on a projector nothing may follow the stage
+        with shown[-1].side:
+            footer(__file__, words.footer_lines(decoder, lesson, reader), deck)
 
 
 fresh = K("text") not in st.session_state  # the page's first run in this visit
@@ -259,7 +270,4 @@ else:
         width="stretch",
         help=f"{words.N_RANDOM} random words from the vocabulary, then the same {words.N_RANDOM} again",
     )
-    lesson = sections(deck, text, fresh, reader)
-    STATE.sync()
-    if lesson is not None:
-        footer(__file__, words.footer_lines(decoder, lesson, reader), deck)
+    sections(deck, text, fresh, reader)

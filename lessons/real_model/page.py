@@ -432,8 +432,5 @@ with stage.side:
         STATE.sync()
     if problem_text is not None:
         (st.info if loaded is not None and not text_a.strip() else st.error)(problem_text)
-        lines = None
-    else:
-        lines = show_view(stage, view, loaded, att, lesson, controls, predict)
-if lines is not None:
-    footer(__file__, lines)
+    else:  # the footer too goes into the stage's side: on a projector nothing may follow the stage
+        footer(__file__, show_view(stage, view, loaded, att, lesson, controls, predict))

@@ -458,3 +458,20 @@ def test_layers_and_heads_are_counted_from_1_in_the_pickers_charts_and_link(deco
     at = _run(AppTest.from_file(PAGE, default_timeout=60), layer="9", head="0")
     assert (at.selectbox(key="dec_layer").value, at.selectbox(key="dec_head").value) == (decoder.n_layers, 1)
     assert "layer" not in at.query_params and "head" not in at.query_params  # the defaults: layer 2, head 1
+
+
+@pytest.mark.parametrize(("step", "below"), [("2", True), ("5", False)])
+def test_presenter_mode_draws_each_section_on_a_stage_in_the_main_column_with_nothing_after_it(step, below):
+    """On a projector the section's stage is a child of the page's main column (assets/present.css
+    sizes it to the screen only there) and the page writes nothing after it: the text below the
+    charts, and on the last section the footer, go into the stage's side."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["present"] = True
+    _run(at, step=step)
+    ids = [getattr(block.proto, "id", "") for block in at.main.children.values()]
+    stage = [n for n, i in enumerate(ids) if i.endswith("-present_stage")]
+    assert len(stage) == 1, ids
+    assert [i.rsplit("-", 1)[-1] for i in ids[stage[0] + 1 :]] == (["present_stage_below"] if below else []), ids
+    last = list(at.main.children.values())[-1]
+    headers = [h.value for h in last.subheader]
+    assert ("What this page showed" in headers) == (step == "5")  # the footer waits for the last section
