@@ -134,7 +134,7 @@ WIDGETS = [
     ("real-model-neuron", "b", None, "Sentence B (optional)", ""),
     ("real-model-neuron", "view", "neuron", "View", "Neuron view"),
     ("real-model-neuron", "layer", "2", "Layer", "layer 2"),
-    ("real-model-neuron", "head", "1", "Head", "head 1"),
+    ("real-model-neuron", "head", "2", "Head", "head 2"),  # head 1 is the default: left out of a link
     ("real-model-neuron", "query", "10", "Query token", "10: it"),
     ("real-model-head", "a", "The cat sat.", "Sentence A", "The cat sat."),
     ("real-model-head", "b", "It was tired.", "Sentence B (optional)", "It was tired."),
