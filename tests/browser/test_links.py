@@ -86,7 +86,7 @@ PATHS = {
     "multi-head": ("multi-head", Change("Heads H", "heads", None)),  # 3 -> 4, the default: left out
     "cross-attention": ("cross-attention", Change("d_k = d_v", "d_k", "16")),
     "masks-and-cost": ("masks-and-cost", Change("Window radius r", "radius", None)),  # 1 -> 2, the default
-    "real-model-neuron": ("real-model", Change("Layer", "layer", "4", to="layer 4")),
+    "real-model-neuron": ("real-model", Change("Layer", "layer", "5", to="layer 5")),  # layer 4 is the default
     "real-model-head": ("real-model", Change("View", "view", "model", to="Model view")),
     "decoder": ("decoder", Change("Head", "head", "3", to="head 3")),
     "attention-in-a-transformer": ("attention-in-a-transformer", Change("H (attention heads)", "heads", "12")),
