@@ -117,10 +117,10 @@ def test_focus_heads_and_hidden_special_tokens(loaded):
     a = att.attentions[0]
     expected = {(h, 3, j) for h in (0, 4) for j in range(att.T) if a[h, 3, j] >= 0.05 and not att.special[j]}
     assert set(shown) == expected and expected
-    assert any("not renormalised" in c.value for c in at.caption)
+    assert words.HIDDEN_LINES in [c.value for c in at.caption]  # the page says the lines are hidden, not renormalised
     at.multiselect(key="rm_heads").set_value([])
     _run(at)
-    assert not figures(at) and any("at least one head" in i.value for i in at.info)
+    assert not figures(at) and words.NO_HEADS in [i.value for i in at.info]
 
 
 def test_views_switch_and_show_the_models_numbers(loaded):
