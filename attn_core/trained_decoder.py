@@ -133,6 +133,7 @@ class Decoder:
     n_heads = dim("weights.w_q", 1)
     d_model = dim("weights.w_q", 2)
     d_k = dim("weights.w_q", 3)
+    d_v = dim("weights.w_v", 3)  # w_v is (L, H, d_model, d_v)
 
     @property
     def max_tokens(self) -> int:

@@ -414,7 +414,8 @@ def _frame(table: Table):
         return "−∞" if np.isneginf(x) else f"{x:.3f}".replace("-", "−")
 
     body = [[cell(float(x)) for x in row] for row in np.asarray(table.values, dtype=np.float64)]
-    rows, cols = ([md_escape(label) for label in tables.labelled(labels)] for labels in (table.rows, table.cols))
+    rows = [md_escape(label) for label in tables.labelled(table.rows, table.first_row)]
+    cols = [md_escape(label) for label in tables.labelled(table.cols)]
     frame = pd.DataFrame(body, index=rows, columns=cols)
     frame.index.name = md_escape(table.row_title)
     return frame

@@ -90,10 +90,10 @@ def test_the_real_model_page_opens_on_one_head_with_it_picked(tab) -> None:
     page = tab.page
     tab.visit("Real model")
     assert page.locator("textarea[aria-label='Sentence A']").input_value() == models.IT_SENTENCES["tired"]
-    assert page.evaluate(WIDGET_JS, "Heads") == [f"head {head}"]
+    assert page.evaluate(WIDGET_JS, "Heads") == [f"head {head + 1}"]  # heads and layers counted from 1
     assert page.evaluate(WIDGET_JS, "Focus on a query token") == f"{it}: it"
     view = page.evaluate(HEAD_VIEW_JS)
-    assert view["title"].startswith(f"Head view, layer {layer}")
+    assert view["title"].startswith(f"Head view, layer {layer + 1}")
     assert view["lines"] and {h for h, _, _ in view["lines"]} == {head}
     assert {q for _, q, _ in view["lines"]} == {it}, "only the lines from “it” are drawn"
     assert view["top"] < 800, f"the chart starts {view['top']:.0f} px down, below the first screen"
