@@ -112,15 +112,19 @@ def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Sta
     """A section's stage where the page is writing (or in ``where``): in presenter mode a box
     the stage's CSS sizes to the room left on the screen, its charts first and the rest
     ``beside`` them (True, or the side's share of the width) or below them (False)."""
-    where = st.container() if where is None else where.container()
+    parent = st if where is None else where
     if not on():
-        return Stage(where, where)
-    box = where.container(key=STAGE_KEY, border=False)
+        box = parent.container()
+        return Stage(box, box)
+    # The stage and the text below it sit directly in the page's flow (no container around them):
+    # assets/present.css sizes the stage by its place there, as the flex item that takes the room
+    # left under the heading; inside another container it would shrink to its 20rem minimum.
+    box = parent.container(key=STAGE_KEY, border=False)
     if beside:
         share = SIDE_SHARE if beside is True else float(beside)
         charts, side = box.columns([1 - share, share], gap="large")
     else:
-        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+        charts, side = box, parent.container(key=f"{STAGE_KEY}_below", border=False)
     return Stage(charts, side, fill=True)
 
 

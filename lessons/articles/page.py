@@ -332,4 +332,6 @@ if stage := stages["conventions"]:
 if stage := stages["winner"]:
     winner(stage, lesson, reader)
 
-footer(__file__, words.what_it_showed(lesson), deck)
+shown = next((s for s in stages.values() if s is not None and s.fill), None)  # on a projector, the one section
+with shown.side if shown is not None else st.container():  # the footer after the section's text, not over it
+    footer(__file__, words.what_it_showed(lesson), deck)

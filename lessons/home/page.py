@@ -54,18 +54,19 @@ else:
     show_attention("home_trained", head.trained, head.words, title=words.trained_title(head), into=after)
 notes.latex(words.FORMULA)
 
-st.header("Start here")
-st.markdown("The pages in teaching order. Each one computes every number it shows, live.")
+path = stage.side  # on a projector below the charts, with the text (the charts take the first screen)
+path.header("Start here")
+path.markdown("The pages in teaching order. Each one computes every number it shows, live.")
 for number, info in enumerate(pages.LESSONS[1:], start=1):
-    left, right = st.columns([1, 3], vertical_alignment="center")
+    left, right = path.columns([1, 3], vertical_alignment="center")
     left.page_link(info.script)  # the page's own title and icon, a real link: Tab reaches it
     right.markdown(f"**{number}.** {info.blurb}")
 for info in pages.PAGES:  # the teacher's tools come after the path, without a number
     if not info.on_path:
-        left, right = st.columns([1, 3], vertical_alignment="center")
+        left, right = path.columns([1, 3], vertical_alignment="center")
         left.page_link(info.script)
         right.markdown(info.blurb)
-st.caption(
+path.caption(
     "Every number on these pages is computed by the attn_core Python package, which you can also import in "
     "a notebook. Presenter mode (in the sidebar) sizes everything for a projector."
 )

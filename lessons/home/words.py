@@ -98,9 +98,9 @@ def training_text(head: dc.TrainedHead) -> str:
     return (
         f"**What training changes.** The two charts below read the same {len(head.words)} words, “{phrase}” "
         f"said twice, with the same causal mask and heads of the same size (d_model = {head.d_model}, "
-        f"d_k = {head.d_k}); only the weights differ. Left, a head with random weights on random word vectors; "
-        f"right, {numbering.head_label(head.layer, head.head)} of our small decoder, trained to guess the next "
-        f"word. Once the words repeat, the trained head puts on average **{number(head.trained_score)}** of "
+        f"d_k = {head.d_k}); only the weights differ. The first is a head with random weights on random word "
+        f"vectors, the second {numbering.head_label(head.layer, head.head)} of our small decoder, trained to guess "
+        f"the next word. Once the words repeat, the trained head puts on average **{number(head.trained_score)}** of "
         f"each word's attention on the word that followed its earlier copy (the bright stripe); the random "
         f"head puts {number(head.random_score)} there, {than} than the {number(even)} an even spread over the "
         f"words each one can see would give. The whole decoder, this head in it, guesses "

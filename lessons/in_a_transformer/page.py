@@ -255,8 +255,8 @@ def senses_section(stage: Stage, loaded: "LoadedModel") -> None:
         line_chart(
             after,
             {"mean over pairs of sentences": senses.mean_similarity},
-            title="Mean cross-sentence similarity by layer",
-            x_title="after layer (0 = the embeddings)",
+            title="Mean cross-sentence similarity by layer (0: the embeddings)",
+            x_title="after layer",
             y_title="cosine similarity",
         ),
         key="tf_sense_mean",
@@ -363,18 +363,19 @@ elif any(deck.shows(name) for name in words.USES_AB):
     st.caption("The sections that use sentences A and B appear once both boxes hold some text.")
 
 ready = lesson is not None
+shown: Stage | None = None  # the last section's stage: on a projector the footer goes with its text
 if stage := deck.section("dense", ready, beside=False):
-    dense(stage, lesson, reader)
+    dense(shown := stage, lesson, reader)
 if stage := deck.section("split", ready):
-    split(stage, lesson)
+    split(shown := stage, lesson)
 if stage := deck.section("padding", ready, beside=False):
-    padding(stage, lesson, reader)
+    padding(shown := stage, lesson, reader)
 if stage := deck.section("block", ready):
-    block(stage, lesson, reader)
+    block(shown := stage, lesson, reader)
 if stage := deck.section("enc_dec", ready, beside=False):
-    enc_dec(stage, lesson)
+    enc_dec(shown := stage, lesson)
 if stage := deck.section("recurrence", ready):
-    recurrence(stage, lesson)
+    recurrence(shown := stage, lesson)
 
 loaded = why = None
 if deck.shows("senses") or deck.shows("looks"):
@@ -385,6 +386,7 @@ if deck.shows("senses") or deck.shows("looks"):
         st.session_state[state.key("layer")] = loaded.n_layers
 unavailable = f"The real model is not available, so this section cannot run: {md_escape(why or '')}"
 if stage := deck.section("senses"):
+    shown = stage
     stage.side.markdown(words.SENSES_INTRO)
     if loaded is None:
         stage.side.warning(unavailable)
@@ -396,7 +398,8 @@ if deck.shows("looks") and loaded is None and reader.paged:
 if stage := deck.section("looks", loaded is not None, beside=False, heading=words.looks_heading(layer)):
     if not deck.shows("senses"):  # one section at a time: its layer waits in the sidebar
         layer = layer_slider(st.sidebar, loaded.n_layers)
-    looks_section(stage, loaded, layer, reader)
+    looks_section(shown := stage, loaded, layer, reader)
 
 state.sync()
-footer(__file__, words.what_it_showed(lesson) if lesson is not None else [], deck)
+with shown.side if shown is not None and shown.fill else st.container():  # after the text, not over it
+    footer(__file__, words.what_it_showed(lesson) if lesson is not None else [], deck)

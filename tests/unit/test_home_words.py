@@ -86,7 +86,7 @@ def decoder() -> dc.Decoder:
 def _training_claims(text: str) -> dict[str, object]:
     m = re.search(
         r"read the same (\d+) words, “(.*)” said twice, with the same causal mask and heads of the same size "
-        r"\(d_model = (\d+), d_k = (\d+)\).*right, layer (\d+), head (\d+) of our small decoder.*"
+        r"\(d_model = (\d+), d_k = (\d+)\).*the second layer (\d+), head (\d+) of our small decoder.*"
         r"the trained head puts on average \*\*([\d.]+)\*\* of each word's attention on the word that followed "
         r"its earlier copy.*the random head puts ([\d.]+) there, (less|more) than the ([\d.]+) an even spread.*"
         r"guesses (\d+)% of the repeated words right\.",
