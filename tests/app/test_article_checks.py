@@ -205,17 +205,12 @@ def test_the_conventions_equation_keeps_x_i_a_row():
             assert_allclose(np.ravel(link), np.ravel(links[0]), atol=1e-12)
     assert_allclose(cv.scores_col, cv.scores_row, atol=1e-12)
     at = _run(_page())
-    chain = next(el.value for el in at.latex if r"(W^q x_i^\top)^\top" in el.value)
+    chain = words.CONVENTIONS_CHAIN
+    assert any(chain in el.value for el in at.latex)
     assert r"x_i\, W_q W_k^\top x_j^\top = q_i k_j^\top = (QK^\top)_{ij}" in chain
     assert r"x_i^\top (W^q)" not in chain and r"W^q x_i)" not in chain  # no column x_i
     text = _text(at)
-    assert r"writes each token's vector $x_i$ as a **row**" in text and r"which in this notation is $x_i^\top$" in text
-    assert "Kumar's article writes each token as a **column**" in text and "The articles write each token" not in text
-    assert "The course notes start with rows, as this app does" in text
-    assert (
-        "a $W^q$ of 8 × 4 times a column of 8 numbers is not defined; its transpose gives a query column of 4 × 1"
-        in (text)
-    )
+    assert words.CONVENTIONS_INTRO in text and words.conventions_text(cv) in text
 
 
 def test_the_notes_w_q_must_be_read_transposed_for_a_column():

@@ -372,20 +372,17 @@ def test_the_cost_sentences_are_the_counts(no_model):
     assert list(table.columns) == list(words.cost_table(co)) and f"{co.lstm_ops:,}" in str(table.to_dict())
 
 
-def test_the_head_split_and_layer_norm_sentences_are_computed(no_model):
+def test_the_head_split_and_block_sentences_are_the_words_modules(no_model):
+    """Sections 2 and 4 show the words module's sentences for the page's lesson (their numbers
+    are checked in tests/unit/test_in_a_transformer_words.py): the heads' score multiply-adds
+    equal one wide head's, and the untrained block's γ and β are still 1 and 0."""
     at = _run(_page())
     lesson = tr.transformer_lesson(_tokens(A), _tokens(B), d_model=64, H=4)
     sp, T = lesson.split, len(_tokens(A))
     text = _text(at)
-    # section 2: as many multiply-adds as one wide head, but H matrices of T x T
-    assert "H heads then cost as much as one head of the full width" not in text
-    assert f"take 4 · {T}² · 16 = {4 * T * T * 16:,} multiply-adds, exactly as many as one head of width 64" in text
-    assert f"({T}² · 64 = {T * T * 64:,})" in text and f"fill {4 * T * T} attention weights instead of {T * T}" in text
-    assert sp.score_mult_adds(T) == sp.score_mult_adds(T, wide=True)
-    # section 4: gamma and beta, still 1 and 0
-    assert "multiplies each dimension by a learned scale γ and adds a learned shift β" in text
-    assert lesson.block.weights.ln_untrained
-    assert "because this block is untrained: every γ is still 1 and every β 0" in text
+    assert words.split_cost_text(sp, T) in text and sp.score_mult_adds(T) == sp.score_mult_adds(T, wide=True)
+    assert words.block_intro(lesson.block.ffn_hidden.shape[1]) in text
+    assert words.block_text(lesson.block, sp, SCREEN) in text and lesson.block.weights.ln_untrained
 
 
 def test_the_decoder_mask_is_explained_by_teacher_forcing(no_model):
@@ -393,10 +390,7 @@ def test_the_decoder_mask_is_explained_by_teacher_forcing(no_model):
     seeing the ones it must predict. With every token present, the causal head's output at
     t ignores a change to a later token; without the mask it does not."""
     at = _run(_page())
-    text = _text(at)
-    assert "in training the whole target is fed in at once (teacher forcing)" in text
-    assert "the mask is what keeps each token from seeing the ones it has to predict" in text
-    assert "writes the target one token at a time, so" not in text
+    assert words.ENC_DEC_INTRO in _text(at)
     tokens = list(_tokens(B))
     changed = [*tokens[:-1], "zebra"]  # only the last token differs
     w = ac.init_weights(16, 4, seed=0)
@@ -410,7 +404,8 @@ def test_page_heads_that_do_not_divide(no_model):
     at.query_params["d_model"] = "512"
     at.query_params["heads"] = "12"
     _run(at)
-    assert any("512 / 12 is not a whole number" in w.value for w in at.warning)
+    sp = tr.head_split(512, 12)
+    assert (sp.H, sp.d_k) == (8, 64) and words.split_choice(sp) in [w.value for w in at.warning]
     assert r"d_k = \frac{512}{8} = 64" in _text(at)
     assert "H = 8" in _fig(at, "One encoder block")["layout"]["title"]["text"]
 

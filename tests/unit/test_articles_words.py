@@ -355,3 +355,14 @@ def test_what_it_showed(k_mat, scale, seed):
     assert "keeps 2 scores that look into the future" in lines[1]
     top = float(_softmax(lesson.winner.row_scaled).max())
     assert ("still saturates" in lines[2]) == (top >= words.SATURATED)
+
+
+@FAST
+@given(st.integers(0, 10_000))
+def test_the_intros_state_the_sizes(seed):
+    c, s = ar.causal_check(seed), ar.shape_check(seed)
+    assert f"with T = {len(c.tokens)} (they count the words" in words.causal_intro(c) and len(c.tokens) == 8
+    intro = words.shapes_intro(s)
+    assert f"an X with {s.x.shape[0]} rows (one per token) and {s.x.shape[1]} columns (d = {s.x.shape[1]})" in intro
+    assert f"with {s.w_q.shape[0]} rows and {s.w_q.shape[1]} columns" in intro
+    assert words.key_labels(c)[5] == "k6 through" and words.query_labels(c)[3] == "q4"

@@ -5,6 +5,7 @@ The real model's own "bears" run is in tests/app/test_transformer_lesson.py (mar
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -516,3 +517,28 @@ def test_what_it_showed(a, b, d_model, H, seed):
         in lines[1]
     )
     assert (len(lines) == 3) == (len(a) != len(b))
+
+
+@FAST
+@given(st.lists(st.integers(1, 3), min_size=2, max_size=6), st.data())
+def test_where_the_word_is(pieces, data):
+    """Each sentence's line names the token index and the token at it, and a split word's pieces."""
+    from attn_core import models
+
+    base = _senses(np.random.default_rng(0).normal(size=(len(pieces), 2, 4)), [("x",)] * len(pieces), [0] * len(pieces))
+    senses = []
+    for k, n in enumerate(pieces):
+        index = data.draw(st.integers(1, 3))
+        tokens = ("[CLS]", "a", "b", "c", *[f"##p{m}" for m in range(n - 1)], "[SEP]")
+        tokens = (*tokens[:index], f"w{k}", *tokens[index + 1 :])
+        senses.append(
+            dataclasses.replace(
+                base.senses[k], tokens=tokens, index=index, pieces=(f"w{k}", *[f"##p{m}" for m in range(n - 1)])
+            )
+        )
+    lines = words.found_text(models.WordSenses(**{**base.__dict__, "senses": tuple(senses)})).split("\n")
+    for k, (line, sense) in enumerate(zip(lines, senses, strict=True)):
+        assert (
+            line.startswith(f"{k + 1}. ") and f"is token {sense.index} “{md_escape(sense.tokens[sense.index])}”" in line
+        )
+        assert (f"split into {len(sense.pieces)} WordPieces" in line) == (len(sense.pieces) > 1)
