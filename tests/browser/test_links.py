@@ -169,7 +169,13 @@ WIDGETS = [
     ("attention-in-a-transformer", "seed", "9", "Seed for the random weights", "9"),
     ("articles-checked", "k_mat", "0.3, 0.4, 0.2", "k_mat", "0.3, 0.4, 0.2"),
     ("articles-checked", "seed", "3", "Seed for the random vectors of sections 2 to 5", "3"),
-    ("articles-checked", "scale", "2", "Standard deviation s of the learned q and k entries", "2.0"),
+    (
+        "articles-checked",
+        "scale",
+        "2",
+        "Standard deviation s of the q and k entries (mean 0)",
+        "2.0",
+    ),
     ("class", "code", "K7XQ2M", "Class code", "K7XQ2M"),
 ]
 
