@@ -44,7 +44,4 @@ theme.switch()
 with st.sidebar:
     copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
-    try:
-        class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
-    finally:
-        present.close()  # a presenter section's layout ends with the run
+    class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it

@@ -198,10 +198,8 @@ def _send(fig: go.Figure, key: str, table: Table | None, into: Into) -> None:
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": _slug(name), "scale": 2}}
     if isinstance(into, present.Stage):
         where, fill = into.charts, into.fill
-    elif into is not None:
-        where, fill = into, False
-    else:  # legacy: a page that does not pass its stage yet
-        where, fill = present.chart_area() or st, present.fills_stage()
+    else:
+        where, fill = (st if into is None else into), False
     height = "stretch" if fill else "content"
     where.plotly_chart(fig, key=key, config=config, width="stretch", height=height, theme=None)
     if table is not None:
@@ -279,16 +277,11 @@ def labels_of(labels: dict) -> dict:
     return {k: labels[k] for k in ("row_title", "col_title") if k in labels}
 
 
-def side_by_side(draw, *charts: tuple, columns=None, into: present.Stage | None = None) -> None:
-    """``draw(*args)`` for each chart's arguments, each in a column of its own: ``columns``, else
-    new ones (on the section's stage ``into``, where ``draw`` gets each column's Stage as ``into=``)."""
-    if into is not None:
-        for column, args in zip(into.chart_columns(len(charts)), charts, strict=True):
-            draw(*args, into=column)
-        return
-    for column, args in zip(columns or present.chart_columns(len(charts)), charts, strict=True):
-        with column:
-            draw(*args)
+def side_by_side(draw, *charts: tuple, into: present.Stage) -> None:
+    """``draw(*args, into=column)`` for each chart's arguments, each in a column of its own on
+    the section's stage ``into`` (each column a Stage of its own)."""
+    for column, args in zip(into.chart_columns(len(charts)), charts, strict=True):
+        draw(*args, into=column)
 
 
 def show_lines(

@@ -70,9 +70,9 @@ def test_changed_sections_and_settings():
 
 
 def test_the_note_links_the_changed_sections_by_their_headings():
-    deck = Deck(("Tokens", "Scores", "Weights"), step_key="x_step", noun="Step")
+    deck = Deck({"tokens": "Tokens", "scores": "Scores", "weights": "Weights"}, step_key="x_step", noun="Step")
     text = outline.note_text(deck, [1, 2], ["Causal mask on"])
-    assert text == "Causal mask on. Changed: [Step 2 · Scores](#x-step-2) and [Step 3 · Weights](#x-step-3)."
+    assert text == "Causal mask on. Changed: [Step 2 · Scores](#x-scores) and [Step 3 · Weights](#x-weights)."
     assert outline.note_text(deck, [0, 1, 2], []) == "Every section changed."
 
 
