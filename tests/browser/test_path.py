@@ -119,7 +119,7 @@ def test_a_sentence_typed_on_home_appears_on_step_by_step(tab) -> None:
     assert urlparse(page.url).path.strip("/") == "step-by-step"
     assert page.locator("input[aria-label='Sentence']").input_value() == SENTENCE
     assert _query(page).get("text") == [SENTENCE]
-    tokens = page.locator("[data-testid='stMain'] [data-testid='stCode']").first.inner_text()
+    tokens = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p:has(> code)").first.inner_text()
     assert "1:dog" in tokens and "7:garden" in tokens
     assert not tab.problems()
 

@@ -100,3 +100,27 @@ def assert_never_imports_torch(script: str) -> None:
         "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def read_token_list(markdown: str) -> list[str] | None:
+    """The tokens of a token list (ui.markup.token_list) as a markdown parser reads them back,
+    or None when ``markdown`` is not one: a paragraph of code spans ``0:…``, ``1:…``, … only."""
+    from markdown_it import MarkdownIt
+
+    blocks = MarkdownIt("commonmark").parse(markdown)
+    inline = [b for b in blocks if b.type == "inline"]
+    if len(inline) != 1 or not inline[0].children:
+        return None
+    spans = [c.content for c in inline[0].children if c.type == "code_inline"]
+    rest = "".join(c.content for c in inline[0].children if c.type != "code_inline")
+    numbered = [s.split(":", 1) for s in spans]
+    if rest.strip() or not spans or [n for n, *_ in numbered] != [str(i) for i in range(len(spans))]:
+        return None
+    return [token for _, token in numbered]
+
+
+def shown_tokens(at: AppTest, nth: int = 0) -> list[str]:
+    """The ``nth`` token list the page shows (ui.common.show_tokens), as a list of tokens."""
+    lists = [found for m in at.markdown if (found := read_token_list(m.value)) is not None]
+    assert len(lists) > nth, f"the page shows {len(lists)} token list(s), not {nth + 1}"
+    return lists[nth]
