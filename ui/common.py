@@ -95,9 +95,9 @@ def checked_tokens(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sent
 
 def show_tokens(tokens: Sequence[str], into: Stage | DeltaGenerator | None = None) -> None:
     """The token list as literal text, numbered, so repeated words are visibly separate
-    (ui.markup.token_list: one code span a token). Markdown's inline code needs nothing the
-    page has not loaded already; st.code would make the browser fetch a 1.5 MB syntax
-    highlighter for plain text. ``into``: a Stage or container (None: where the page is)."""
+    (ui.markup.token_list). Markdown, which every page loads anyway: st.code would make the
+    browser fetch a 1.5 MB syntax highlighter for plain text. ``into``: a Stage or a container
+    (None: where the page is)."""
     target = into.side if isinstance(into, Stage) else (into or st)
     target.markdown(token_list(tokens))
 

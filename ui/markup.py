@@ -15,21 +15,15 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
-def code_span(text: str) -> str:
-    """``text`` as one markdown code span, shown literally whatever it holds.
-
-    Inside a code span markdown, HTML and LaTeX mean nothing; only backticks could end it, so
-    the fence is one backtick longer than the longest run of them in ``text``, and a space pads
-    a text that starts or ends with a backtick (or with spaces at both ends: CommonMark strips
-    one space from each end of a code span whose text has both)."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    both_spaces = text.startswith(" ") and text.endswith(" ") and text.strip(" ") != ""
-    pad = " " if text.startswith("`") or text.endswith("`") or both_spaces else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+# Between a token's number and the token, a space that never breaks a line; between tokens, an
+# en space, wider than a word space, where a narrow screen breaks the list.
+NUMBER_GAP = "\u00a0"
+TOKEN_GAP = "\u2003"
 
 
 def token_list(tokens: Sequence[str]) -> str:
-    """The tokens as markdown: ``0:The`` ``1:cat`` ..., each numbered in its own code span, so
-    repeated words stay visibly separate and a narrow screen wraps the list between tokens."""
-    return " ".join(code_span(f"{i}:{token}") for i, token in enumerate(tokens))
+    """The tokens as markdown, each literal after its number in bold: **0** The **1** cat ..., so
+    repeated words stay visibly separate and a narrow screen wraps the list between tokens.
+    Plain text in the page's own font: a code span would make the browser fetch a monospace
+    font for this alone."""
+    return TOKEN_GAP.join(f"**{i}**{NUMBER_GAP}{md_escape(token)}" for i, token in enumerate(tokens))

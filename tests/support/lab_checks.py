@@ -103,20 +103,38 @@ def assert_never_imports_torch(script: str) -> None:
 
 
 def read_token_list(markdown: str) -> list[str] | None:
-    """The tokens of a token list (ui.markup.token_list) as a markdown parser reads them back,
-    or None when ``markdown`` is not one: a paragraph of code spans ``0:…``, ``1:…``, … only."""
+    """The tokens of a token list (ui.markup.token_list) as a CommonMark parser reads them back,
+    or None when ``markdown`` is not one: **0** token, **1** token, ... and nothing else."""
     from markdown_it import MarkdownIt
 
-    blocks = MarkdownIt("commonmark").parse(markdown)
-    inline = [b for b in blocks if b.type == "inline"]
-    if len(inline) != 1 or not inline[0].children:
+    from ui.markup import NUMBER_GAP, TOKEN_GAP
+
+    blocks = [b for b in MarkdownIt("commonmark").parse(markdown) if b.type == "inline"]
+    if len(blocks) != 1 or not blocks[0].children:
         return None
-    spans = [c.content for c in inline[0].children if c.type == "code_inline"]
-    rest = "".join(c.content for c in inline[0].children if c.type != "code_inline")
-    numbered = [s.split(":", 1) for s in spans]
-    if rest.strip() or not spans or [n for n, *_ in numbered] != [str(i) for i in range(len(spans))]:
+    numbers, texts, bold = [], [], False
+    for child in blocks[0].children:
+        if child.type in ("strong_open", "strong_close"):
+            bold = child.type == "strong_open"
+            if bold:
+                numbers.append("")
+                texts.append("")
+        elif child.type == "text" and not numbers:
+            if child.content:
+                return None
+        elif child.type == "text":
+            if bold:
+                numbers[-1] += child.content
+            else:
+                texts[-1] += child.content
+        else:
+            return None
+    if numbers != [str(i) for i in range(len(numbers))] or not numbers:
         return None
-    return [token for _, token in numbered]
+    tokens = [t.removesuffix(TOKEN_GAP) if k < len(texts) - 1 else t for k, t in enumerate(texts)]
+    if not all(t.startswith(NUMBER_GAP) for t in tokens):
+        return None
+    return [t.removeprefix(NUMBER_GAP) for t in tokens]
 
 
 def shown_tokens(at: AppTest, nth: int = 0) -> list[str]:
