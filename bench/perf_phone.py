@@ -99,13 +99,23 @@ class WireCounter:
         return self
 
     def __exit__(self, *exc) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
+        self._thread.join(10)
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", self.port))
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", self.port))
         self._ready.set()
         self._loop.run_forever()
+        self._loop.close()
+
+    async def _shutdown(self) -> None:
+        self._server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._loop.stop()
 
     async def _client(self, reader, writer) -> None:
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
@@ -254,13 +264,13 @@ def _wait(check, what: str, timeout_s: float = FOLLOW_TIMEOUT_S) -> None:
 
 
 def run(results: dict) -> None:
-    """Fill results['phone']."""
+    """Fill results['phone'] (what was measured stays there when a later measure fails)."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         raise Unavailable(f"no Chromium at {CHROMIUM}")
-    out: dict = {}
-    details: dict = {}
+    out: dict = results.setdefault("phone", {})
+    details: dict = out.setdefault("details", {})
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -295,5 +305,3 @@ def run(results: dict) -> None:
                 details.update(follow)
         finally:
             browser.close()
-    out["details"] = details
-    results["phone"] = out

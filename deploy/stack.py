@@ -176,7 +176,8 @@ class Proxy:
             self.proc = subprocess.Popen(
                 cmd, cwd=ROOT, env=self.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-        host = "127.0.0.1" if self.bind in ("127.0.0.1", "0.0.0.0 ::", "0.0.0.0") else self.bind
+        first = self.bind.split()[0].strip("[]")  # asked on the first address it listens on
+        host = "127.0.0.1" if first in ("0.0.0.0", "::") else f"[{first}]" if ":" in first else first
         _wait(f"http://{host}:{self.port}/_stcore/health", self.proc, "caddy", self.log, timeout_s)
         return self
 
