@@ -118,8 +118,9 @@ class WireCounter:
         self._loop.stop()
 
     async def _client(self, reader, writer) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        await asyncio.gather(self._pipe(reader, up_writer, False), self._pipe(up_reader, writer, True))
+        with contextlib.suppress(asyncio.CancelledError, OSError):  # cancelled: the counter is shutting down
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+            await asyncio.gather(self._pipe(reader, up_writer, False), self._pipe(up_reader, writer, True))
 
     async def _pipe(self, reader, writer, counted: bool) -> None:
         try:

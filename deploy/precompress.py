@@ -4,6 +4,11 @@ name.gz (gzip -9). Caddy's file_server sends the copy the browser accepts (deplo
 so nothing is compressed per request, and zstd -19 is about a fifth smaller than what a proxy
 compresses on the fly.
 
+Beside them, preload.caddy, which deploy/Caddyfile imports: a Link header on every page that
+tells the browser to fetch Plotly's bundle at once (rel=modulepreload), while the page's
+script runs, instead of when the first chart arrives. Streamlit's bundles have a content hash
+in their names, so the header is written here, for the installed Streamlit.
+
     .venv/bin/python deploy/precompress.py [FOLDER]     # default: deploy/static
 
 The folder is made again only when the installed Streamlit differs from the one it was made for
@@ -25,6 +30,8 @@ import streamlit
 DEFAULT = Path(__file__).resolve().parent / "static"
 TEXT = {".js", ".css", ".svg", ".json", ".html", ".txt"}
 STAMP = "STREAMLIT_VERSION"
+PRELOAD = "preload.caddy"
+EARLY = ("PlotlyChart",)  # lazy bundles every lesson needs at once: its charts
 
 
 def source() -> Path:
@@ -35,7 +42,7 @@ def source() -> Path:
 def build(out: Path = DEFAULT) -> bool:
     """Make ``out`` for the installed Streamlit; False when it was already made for it."""
     version = metadata.version("streamlit")
-    if (out / STAMP).is_file() and (out / STAMP).read_text().strip() == version:
+    if (out / STAMP).is_file() and (out / STAMP).read_text().strip() == version and (out / PRELOAD).is_file():
         return False
     work = out.with_name(out.name + ".partial")
     shutil.rmtree(work, ignore_errors=True)
@@ -51,10 +58,23 @@ def build(out: Path = DEFAULT) -> bool:
             subprocess.run([zstd, "-19", "-T0", "-q", "-k", "-f", *batch], check=True)
     else:
         print("No zstd command (apt-get install zstd): only gzip copies made.", file=sys.stderr)
+    (work / PRELOAD).write_text(preload_snippet(work / "static" / "js", version))
     (work / STAMP).write_text(version + "\n")
     shutil.rmtree(out, ignore_errors=True)
     work.rename(out)
     return True
+
+
+def preload_snippet(js: Path, version: str) -> str:
+    """Caddyfile lines: a Link header naming the EARLY bundles, on the app's pages (the HTML a
+    browser navigates to), never on the bundles or the WebSocket."""
+    names = sorted(p.name for p in js.glob("*.js") if p.name.split(".")[0] in EARLY)
+    links = ", ".join(f"</static/js/{name}>; rel=modulepreload" for name in names)
+    return (
+        f"# Made by deploy/precompress.py for Streamlit {version}: fetch these bundles as soon as a page loads.\n"
+        "@page header Accept *text/html*\n"
+        f'header @page +Link "{links}"\n'
+    )
 
 
 if __name__ == "__main__":
