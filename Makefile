@@ -13,7 +13,7 @@ run: $(VENV)/.run-stamp
 
 # The fast tier, for every commit: ruff, the architecture contracts, and every test that needs
 # neither a browser nor the real model (tests/unit, tests/app), on two workers.
-check: lint postgresql
+check: lint postgresql caddy
 	EXPLORER_TIER=check $(PY) -m pytest -n 2 -m "not browser and not model" tests/unit tests/app
 
 # Everything, before a submission (and CI): the fast tier's lint first, then every test.

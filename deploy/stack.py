@@ -202,12 +202,11 @@ class Stack:
     port: int = 8080  # the proxy's
     app_ports: list[int] = field(default_factory=list)  # default: free ports
     db_url: str | None = None  # default: CLASS_DB_URL, else a throwaway PostgreSQL cluster
-    bind: str = "127.0.0.1"
-    extra_env: dict[str, str] = field(default_factory=dict)
-    apps: list[AppServer] = field(default_factory=list)
-    proxy: Proxy | None = None
-    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="sae-stack-")))
-    _cluster: object | None = None
+    bind: str = "127.0.0.1"  # the proxy's interfaces ("0.0.0.0 ::": all)
+    apps: list[AppServer] = field(default_factory=list, init=False)
+    proxy: Proxy | None = field(default=None, init=False)
+    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="sae-stack-")))  # logs
+    _cluster: object | None = field(default=None, init=False, repr=False)
 
     @property
     def url(self) -> str:
@@ -231,7 +230,6 @@ class Stack:
         env = dict(os.environ, **read_env(), PYTHONUNBUFFERED="1", CLASS_DB_URL=self.db_url)
         # One cookie secret for every server: a cookie one of them signed is valid on the others.
         env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
-        env.update(self.extra_env)
         ports = self.app_ports or [free_port() for _ in range(self.servers)]
         self.apps = [AppServer(p, env, self.folder / f"app-{p}.log") for p in ports]
         for app in self.apps:  # all start at once; then each is waited for
