@@ -108,6 +108,7 @@ class AppServer:
     port: int
     env: dict[str, str]
     log: Path
+    script: str = "app.py"
     proc: subprocess.Popen | None = None
 
     @property
@@ -120,7 +121,7 @@ class AppServer:
         return f"http://{self.address}"
 
     def launch(self) -> None:
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port)]
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(self.port)]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -203,6 +204,7 @@ class Stack:
     app_ports: list[int] = field(default_factory=list)  # default: free ports
     db_url: str | None = None  # default: CLASS_DB_URL, else a throwaway PostgreSQL cluster
     bind: str = "127.0.0.1"  # the proxy's interfaces ("0.0.0.0 ::": all)
+    script: str = "app.py"  # what the app servers run (the bench also puts its floor app behind the proxy)
     apps: list[AppServer] = field(default_factory=list, init=False)
     proxy: Proxy | None = field(default=None, init=False)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="sae-stack-")))  # logs
@@ -231,7 +233,7 @@ class Stack:
         # One cookie secret for every server: a cookie one of them signed is valid on the others.
         env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
         ports = self.app_ports or [free_port() for _ in range(self.servers)]
-        self.apps = [AppServer(p, env, self.folder / f"app-{p}.log") for p in ports]
+        self.apps = [AppServer(p, env, self.folder / f"app-{p}.log", self.script) for p in ports]
         for app in self.apps:  # all start at once; then each is waited for
             app.launch()
         for app in self.apps:
