@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -77,6 +78,11 @@ def app_server_of(t: Tab, stack: Stack) -> int | None:
     return None if server is None else stack.apps.index(server)
 
 
+def seat_of(t: Tab) -> str:
+    """The student's seat, as the tab's address holds it (``&seat=``)."""
+    return parse_qs(urlparse(t.page.url).query).get("seat", [""])[0]
+
+
 def following(t: Tab) -> str:
     """The teacher's banner count: "Teaching class CODE: N following now"."""
     found = re.search(r"(\d+) following now", t.text())
@@ -135,6 +141,8 @@ def test_a_class_behind_the_proxy_survives_losing_an_app_server(browser, stack: 
 
     # The students' app server stops mid-class.
     moved = [s for s, where in zip(students, placed[1:], strict=True) if where == 1]
+    seats = [seat_of(s) for s in students]
+    assert all(seats) and len(set(seats)) == 3, seats
     stack.apps[1].stop()
     for s, pick in zip(students, picks, strict=True):
         verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
@@ -148,6 +156,7 @@ def test_a_class_behind_the_proxy_survives_losing_an_app_server(browser, stack: 
         )
     for s in moved:
         assert app_server_of(s, stack) == 0, f"{s.name} is not on the app server that is left"
+    assert [seat_of(s) for s in students] == seats  # the same seats, on the new server
     screenshot(students[1].page, "proxy-student-phone-after-failover")
     wait_shows(teacher, lambda t: following(t) == "3", "3 students following (the same seats)", FAILOVER_S)
 
