@@ -4,10 +4,13 @@ name.gz (gzip -9). Caddy's file_server sends the copy the browser accepts (deplo
 so nothing is compressed per request, and zstd -19 is about a fifth smaller than what a proxy
 compresses on the fly.
 
-Beside them, preload.caddy, which deploy/Caddyfile imports: a Link header on every page that
-tells the browser to fetch Plotly's bundle at once (rel=modulepreload), while the page's
-script runs, instead of when the first chart arrives. Streamlit's bundles have a content hash
-in their names, so the header is written here, for the installed Streamlit.
+Beside them, preload.caddy, which deploy/Caddyfile imports: on the pages a class starts from
+(the Class page, and a join link's ?room=), a Link header that tells the browser to fetch and
+compile Plotly's bundle at once (rel=modulepreload), so that a student's phone has it ready
+before the teacher's first chart instead of fetching it then. Other pages do without: on a slow
+connection the 1 MB would compete with the bundles the page's first run needs. Streamlit's
+bundles have a content hash in their names, so the header is written here, for the installed
+Streamlit.
 
     .venv/bin/python deploy/precompress.py [FOLDER]     # default: deploy/static
 
@@ -42,8 +45,12 @@ def source() -> Path:
 def build(out: Path = DEFAULT) -> bool:
     """Make ``out`` for the installed Streamlit; False when it was already made for it."""
     version = metadata.version("streamlit")
-    if (out / STAMP).is_file() and (out / STAMP).read_text().strip() == version and (out / PRELOAD).is_file():
-        return False
+    if (out / STAMP).is_file() and (out / STAMP).read_text().strip() == version:
+        snippet = preload_snippet(out / "static" / "js", version)
+        if (out / PRELOAD).is_file() and (out / PRELOAD).read_text() == snippet:
+            return False
+        (out / PRELOAD).write_text(snippet)  # the copy is current; only the header changed
+        return True
     work = out.with_name(out.name + ".partial")
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(source() / "static", work / "static")
@@ -66,14 +73,16 @@ def build(out: Path = DEFAULT) -> bool:
 
 
 def preload_snippet(js: Path, version: str) -> str:
-    """Caddyfile lines: a Link header naming the EARLY bundles, on the app's pages (the HTML a
-    browser navigates to), never on the bundles or the WebSocket."""
+    """Caddyfile lines: a Link header naming the EARLY bundles on the pages a class starts from
+    (the HTML a browser navigates to), never on other pages, the bundles or the WebSocket."""
     names = sorted(p.name for p in js.glob("*.js") if p.name.split(".")[0] in EARLY)
     links = ", ".join(f"</static/js/{name}>; rel=modulepreload" for name in names)
     return (
-        f"# Made by deploy/precompress.py for Streamlit {version}: fetch these bundles as soon as a page loads.\n"
-        "@page header Accept *text/html*\n"
-        f'header @page +Link "{links}"\n'
+        f"# Made by deploy/precompress.py for Streamlit {version}: a class's pages fetch these bundles at once.\n"
+        "@class_page {\n\theader Accept *text/html*\n\tpath /class /class/\n}\n"
+        "@join_link {\n\theader Accept *text/html*\n\tquery room=*\n}\n"
+        f'header @class_page +Link "{links}"\n'
+        f'header @join_link +Link "{links}"\n'
     )
 
 

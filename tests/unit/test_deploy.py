@@ -78,12 +78,21 @@ def test_streamlits_bundles_are_served_precompressed(caddy_json) -> None:
     assert files["precompressed_order"] == ["zstd", "gzip"]
 
 
-def test_every_page_preloads_the_plotly_bundle_streamlit_has(caddy_json) -> None:
-    handlers = _handlers(caddy_json["apps"]["http"]["servers"]["srv0"]["routes"])
-    links = [h["response"]["add"]["Link"] for h in handlers if h["handler"] == "headers" and "add" in h["response"]]
-    assert len(links) == 1, links
+def test_a_class_s_pages_preload_the_plotly_bundle_streamlit_has(caddy_json) -> None:
+    routes = caddy_json["apps"]["http"]["servers"]["srv0"]["routes"]
     (name,) = [p.name for p in (precompress.source() / "static" / "js").glob("PlotlyChart.*.js")]
-    assert links[0] == [f"</static/js/{name}>; rel=modulepreload"]
+    preloading = [
+        route["match"]
+        for route in routes
+        for h in _handlers(route["handle"])
+        if h["handler"] == "headers" and "add" in h["response"]
+        if h["response"]["add"]["Link"] == [f"</static/js/{name}>; rel=modulepreload"]
+    ]
+    # The Class page and a join link, each as a page the browser navigates to; no other page.
+    assert {json.dumps(m, sort_keys=True) for m in preloading} == {
+        json.dumps([{"header": {"Accept": ["*text/html*"]}, "path": ["/class", "/class/"]}], sort_keys=True),
+        json.dumps([{"header": {"Accept": ["*text/html*"]}, "query": {"room": ["*"]}}], sort_keys=True),
+    }
 
 
 def test_app_env_sets_real_streamlit_options() -> None:
