@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from perf_inputs import Unavailable, percentile
@@ -259,6 +260,16 @@ def _follow(browser, stack: Stack) -> dict:
     }
 
 
+@contextlib.contextmanager
+def _stack(**kwargs) -> Iterator[Stack]:
+    """deploy/'s stack on a free port, removed (its logs too) at the end."""
+    stack = Stack(port=free_port(), **kwargs)
+    try:
+        yield stack.start()
+    finally:
+        stack.remove()
+
+
 def _wait(check, what: str, timeout_s: float = FOLLOW_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout_s
     while not check():
@@ -285,7 +296,7 @@ def run(results: dict) -> None:
                 floor_server.stop()
             out["floor_kb"] = _kb(sum(floor["bodies"].values()))
             # The floor through the proxy on the slow phone: what any Streamlit app with a chart waits.
-            with Stack(servers=1, port=free_port(), db_url="sqlite://", script=str(FLOOR_APP)) as floor_stack:
+            with _stack(servers=1, db_url="sqlite://", script=str(FLOOR_APP)) as floor_stack:
                 _open(browser, floor_stack.url)
                 slow = _open(browser, floor_stack.url, {"cpu": CPU_SLOWDOWN, "network": SLOW_4G})
                 details["floor_script_done_s_slow"] = round(slow["done_s"], 2)
@@ -298,7 +309,7 @@ def run(results: dict) -> None:
                 app.stop()
             out["first_load_kb"] = _kb(sum(step["bodies"].values()))
             details["beyond_floor_kb"] = _bundles(step["bodies"], floor["bodies"])
-            with Stack(servers=2, port=free_port()) as stack:
+            with _stack(servers=2) as stack:
                 _open(browser, f"{stack.url}/{STEP_PATH}")  # each app server's first run, out of the timing
                 _open(browser, f"{stack.url}/{STEP_PATH}")
                 with WireCounter(stack.port) as wire:
