@@ -13,6 +13,7 @@ from attn_core import models
 from attn_core import transformer as tr
 from lessons.real_model import words
 from tests.support.figdata import decode, figure_by_title, figures, z_matrix
+from tests.support.lab_checks import read_token_list, shown_tokens
 from tests.unit.test_real_model_words import check_roles, check_sinks
 from ui.common import md_escape
 
@@ -69,7 +70,7 @@ def _lines(fig: dict) -> dict[tuple[int, int, int], float]:
 
 
 def _code_tokens(at: AppTest) -> list[str]:
-    return [item.split(":", 1)[1] for item in at.code[0].value.split("  ")]
+    return shown_tokens(at)
 
 
 def test_sentence_pair_head_view_filters(loaded):
@@ -407,9 +408,11 @@ def test_presenter_mode_steps_through_the_views(loaded):
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
     big = figure_by_title(at, "Layer 3, head 6")
     np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[2, 5], atol=1e-6)
-    order = [node.type for node in at.main]  # the main area top to bottom
+    nodes = list(at.main)  # the main area top to bottom
+    order = [node.type for node in nodes]
     npz = len(order) - 1 - order[::-1].index("download_button")  # the .npz: the last download on the page
-    assert order.index("plotly_chart") < order.index("code") < npz
+    tokens = next(i for i, n in enumerate(nodes) if n.type == "markdown" and read_token_list(n.value) is not None)
+    assert order.index("plotly_chart") < tokens < npz
     assert set(order[npz + 1 :]) <= {"divider", "subheader", "markdown", "flex_container"}  # only the footer
 
     at.button(key="rm_view_next").click()

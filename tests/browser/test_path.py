@@ -14,6 +14,7 @@ Screenshots go to tests/artifacts/path-*.png."""
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -119,8 +120,9 @@ def test_a_sentence_typed_on_home_appears_on_step_by_step(tab) -> None:
     assert urlparse(page.url).path.strip("/") == "step-by-step"
     assert page.locator("input[aria-label='Sentence']").input_value() == SENTENCE
     assert _query(page).get("text") == [SENTENCE]
-    tokens = page.locator("[data-testid='stMain'] [data-testid='stCode']").first.inner_text()
-    assert "1:dog" in tokens and "7:garden" in tokens
+    paragraphs = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")
+    tokens = paragraphs.filter(has_text=re.compile("^0\u00a0")).first.inner_text()  # ui.markup.token_list
+    assert "1\u00a0dog" in tokens and "7\u00a0garden" in tokens
     assert not tab.problems()
 
 
