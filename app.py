@@ -39,7 +39,7 @@ st.html(HERE / "assets" / "layout.css")  # less empty space above the title
 mount_chart_tools()
 page = st.navigation(PAGES)
 present.toggle()
-theme.switch()
+theme.offer()
 with st.sidebar:
     copy_link()
 with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
