@@ -23,8 +23,24 @@ Workarounds:
   front end for the key's form.
 
 CSS: the app's stylesheets (assets/*.css) select the app's own keyed containers
-(``.st-key-…``) and documented classes; the ``data-testid`` rules that remain are listed here:
-(none yet).
+(``.st-key-…``: the page, app.py; the stage and the Back/Next row, ui/present.py; a chart by
+its key), Plotly's own classes, and plain HTML (``main``, ``a``, ``p``). The ``data-testid``
+rules that remain reach what no keyed container of the app holds: Streamlit's own chrome and
+widgets, and the columns Streamlit builds inside the presenter stage. A Streamlit upgrade that
+renames one of these leaves that one rule doing nothing (a looser layout, a fainter focus
+ring); the browser tests (test_screens, test_a11y) find it.
+
+- assets/layout.css and assets/present.css: ``stMainBlockContainer`` (the room above a page's
+  title, the screen's height in presenter mode), ``stHeader`` (transparent in presenter mode).
+- assets/present.css, inside ``.st-key-present_stage``: ``stLayoutWrapper``,
+  ``stHorizontalBlock``, ``stColumn``, ``stVerticalBlock``, ``stElementContainer`` (each chart
+  fills its share of the stage's height, through st.columns' own blocks), and
+  ``stMetricValue`` (a metric's number sized for the room).
+- assets/a11y.css: ``stCaptionContainer`` (caption contrast), ``stSlider`` /
+  ``stSliderThumbValue`` (the dark theme's slider value), ``stBaseButton-elementToolbar``,
+  ``stTextInputRootElement``, ``stTextAreaRootElement``, ``stNumberInputContainer``,
+  ``stSelectbox``, ``stMultiSelect``, ``stCheckbox``, ``stRadioOption`` (focus rings that
+  Streamlit draws too faintly or not at all).
 """
 
 from __future__ import annotations
