@@ -335,6 +335,7 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     """Softmax lab's ×100 question: the student gets the teacher's options; the charts it keeps
     hidden appear on both screens once the teacher reveals, with the outcome attn_core computes."""
     from attn_core import lab_results
+    from lessons.softmax_lab import words as lab_words
 
     teacher = session()
     code, _ = start_class(teacher)
@@ -342,26 +343,20 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     widget(teacher, "lab_predict").set_value(True).run()
     student = session(room=code)
     pick = poll_widget(student.selectbox, "class_pick_")
-    assert pick.options == [
-        "They stay about as they are",
-        "One key takes almost all the weight",
-        "They become about equal",
-    ]
-    assert not [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
-    pick.set_value("One key takes almost all the weight").run()
+    assert pick.options == list(lab_words.outcomes(100.0))
+    assert lab_words.SATURATION not in texts(student)
+    pick.set_value(lab_words.TAKE_ALL).run()
     poll_widget(student.button, "class_send_").click().run()
     teacher.run()
     assert "**1 of 1 answered**" in texts(teacher)
     poll_widget(teacher.button, "class_reveal_").click().run()
     sat = lab_results.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0).saturation
     top = float(sat.scaled_weights.max())
-    expected = (
-        f"The answer: One key takes almost all the weight, with the largest weight after multiplying = {top:.3f}."
-    )
+    expected = f"The answer: {lab_words.TAKE_ALL}, with the largest weight after multiplying = {top:.3f}."
     assert top > 0.9 and any(t.startswith(expected) for t in texts(teacher)), texts(teacher)
     student.run()
     assert any(t.startswith(expected) and "Your pick was right." in t for t in texts(student))
-    assert [m for m in texts(student) if m.startswith("The same scores go through the softmax twice")]
+    assert lab_words.SATURATION in texts(student)
 
 
 @pytest.mark.model
