@@ -35,7 +35,8 @@ ring); the browser tests (test_screens, test_a11y) find it.
 - assets/present.css, inside ``.st-key-present_stage``: ``stLayoutWrapper``,
   ``stHorizontalBlock``, ``stColumn``, ``stVerticalBlock``, ``stElementContainer`` (each chart
   fills its share of the stage's height, through st.columns' own blocks), and
-  ``stMetricValue`` (a metric's number sized for the room).
+  ``stMetricValue`` and ``stCaptionContainer`` (a metric's number and a caption, whose text
+  sits in no paragraph of its own, sized for the room).
 - assets/a11y.css: ``stCaptionContainer`` (caption contrast), ``stSlider`` /
   ``stSliderThumbValue`` (the dark theme's slider value), ``stBaseButton-elementToolbar``,
   ``stTextInputRootElement``, ``stTextAreaRootElement``, ``stNumberInputContainer``,
