@@ -39,7 +39,8 @@ _CHART_TOOLS = st.components.v2.component(
 
 
 def mount_chart_tools() -> None:
-    """Once per run (app.py): accessible names, keyboard and SVG download for every chart."""
+    """Once per run (app.py): accessible names, keyboard and SVG download for every chart, and
+    its numbers, title and ticks fitted to the size the browser draws it at."""
     _CHART_TOOLS(key="chart_tools")
 
 
@@ -452,6 +453,7 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
         layout["title"] = _with_defaults(layout["title"], title)
     layout["datarevision"] = revision
     data = _plain(fig._data)
+    _fix_reversed_rows(layout, data)
     if scale != 1.0:
         layout, data = _scaled(layout, scale), [_scaled(trace, scale) for trace in data]
     # In place: building a second Figure costs as much as the first (its Layout objects are
@@ -462,6 +464,47 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
         props.clear()
         props.update(plain)
     return fig
+
+
+def _fix_reversed_rows(layout: dict, data: list[dict]) -> None:
+    """A heatmap's rows top-down as a fixed range instead of ``autorange="reversed"``, in place.
+
+    Plotly draws a reversed axis and then writes ``autorange=True`` and the range it found back
+    into the figure it was given. Right after mounting a chart Streamlit hands Plotly a fresh
+    copy of the figure as sent, whose "reversed" now reads as a change, and Plotly draws the
+    whole chart again. Where every trace on the axis is a heatmap (rows at 0, 1, ... or at the
+    y values it gives), the range is known here: from its last row's outer edge to its first's.
+    An axis tied to another (``scaleanchor``, ``constrain``) keeps its autorange."""
+    for key, axis in list(layout.items()):
+        if not (key.startswith("yaxis") and isinstance(axis, dict) and axis.get("autorange") == "reversed"):
+            continue
+        if "scaleanchor" in axis or "constrain" in axis or "range" in axis:
+            continue
+        ref = "y" + key[len("yaxis") :]
+        traces = [t for t in data if (t.get("yaxis") or "y") == ref]
+        rows = [_row_span(t) for t in traces]
+        if not rows or any(r is None for r in rows):
+            continue
+        top, bottom = min(r[0] for r in rows), max(r[1] for r in rows)
+        layout[key] = {**axis, "autorange": False, "range": [bottom, top]}
+
+
+def _row_span(trace: dict) -> tuple[float, float] | None:
+    """Where a heatmap trace's rows begin and end on its y axis (the outer edges of its first and
+    last cells, as Plotly draws them), or None for another trace."""
+    if trace.get("type") != "heatmap" or trace.get("z") is None or "y0" in trace or "dy" in trace:
+        return None
+    y = trace.get("y")
+    try:
+        ys = sorted(float(v) for v in y) if y is not None else None
+    except (TypeError, ValueError):  # category names: placed at 0, 1, ...
+        ys = None
+    if ys is None:
+        n = len(y) if y is not None else len(trace["z"])
+        return -0.5, n - 0.5
+    if len(ys) < 2:
+        return (ys[0] - 0.5, ys[0] + 0.5) if ys else None
+    return ys[0] - (ys[1] - ys[0]) / 2, ys[-1] + (ys[-1] - ys[-2]) / 2
 
 
 _SCALED_KEYS = {"height", "thickness", "l", "r", "t", "b", "pad"}
