@@ -1,7 +1,6 @@
 """Hand-typed lists of what a test covers must keep up with the code: every page in app.py
-has a shared link in tests/browser/test_links.py, and every public figure builder is built
-by a case of tests/unit/test_figures.py. Fast: no browser starts (importing the browser test
-modules only imports Playwright's API)."""
+has a shared link in tests/app/test_shared_links.py, and every public figure builder is built
+by a case of tests/unit/test_figures.py. Fast: importing the test modules runs nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ import pytest
 from attn_core import figures
 from attn_core.figures import context, lab, real_model
 from lessons import pages
-from tests.browser import test_links
-from tests.browser.test_a11y import app_pages
+from tests.app import test_shared_links
 from tests.conftest import ROOT
 from tests.unit import test_figures
 
@@ -25,6 +23,11 @@ FIGURE_MODULES = (figures, lab, real_model, context)
 
 
 # --------------------------------------------------------------------------- pages and links
+
+
+def app_pages() -> list[tuple[str, str]]:
+    """(title, url path) of every page, in the page list's order (lessons/pages.py)."""
+    return [(p.title, p.url_path) for p in pages.PAGES]
 
 
 def test_the_page_list_names_each_page_once():
@@ -39,9 +42,9 @@ def test_the_page_list_names_each_page_once():
 
 def test_every_page_in_app_py_has_a_shared_link_test():
     in_app = {path for _, path in app_pages()}
-    linked = [param.values[0].split("?")[0] for param in test_links.LINKS]  # pytest.param(link, ...)
+    linked = [param.values[0].split("?")[0] for param in test_shared_links.LINKS]  # pytest.param(link, ...)
     missing = sorted(in_app - set(linked))
-    assert not missing, f"pages in app.py without an entry in tests/browser/test_links.py LINKS: {missing}"
+    assert not missing, f"pages in app.py without an entry in tests/app/test_shared_links.py LINKS: {missing}"
     stale = sorted(set(linked) - in_app)
     assert not stale, f"LINKS entries for pages app.py no longer has: {stale}"
 
