@@ -320,9 +320,7 @@ present.intro(
 left, right = present.input_columns(2)  # in presenter mode the sidebar
 left.text_input("Sentence A (the encoder's source)", key=state.key("a"), max_chars=MAX_CHARS)
 right.text_input("Sentence B (the decoder's target)", key=state.key("b"), max_chars=MAX_CHARS)
-sentence.note(
-    state.key("a"), "Sentence A is your sentence from another page; sentence B is still the example's target."
-)
+sentence.note(state.key("a"), words.CARRIED_NOTE)
 c1, c2, c3 = present.input_columns(3)
 c1.select_slider("d_model (width of every token vector)", options=tr.D_MODELS, key=state.key("d_model"))
 c2.select_slider("H (attention heads)", options=tr.HEADS, key=state.key("heads"))

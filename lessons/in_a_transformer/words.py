@@ -129,6 +129,7 @@ SPLIT_INTRO = (
     "one: H times as many weights to softmax and to keep (the Masks and cost page counts one such matrix)."
 )
 NO_MINILM = "The embedded model's config.json was not found, so its sizes cannot be shown here."
+CARRIED_NOTE = "Sentence A is your sentence from another page; sentence B is still the example's target."
 
 
 def minilm_text(mini: tr.ModelShape) -> str:

@@ -103,7 +103,7 @@ def _sentences() -> tuple[str, str]:
     b = col_b.text_area(
         "Sentence B (optional)", key=K("b"), max_chars=MAX_CHARS, height=height, on_change=_new_sentence
     )
-    sentence.note(K("a"), "Sentence A is your sentence from another page.")
+    sentence.note(K("a"), words.CARRIED_NOTE)
     return a or "", b or ""
 
 

@@ -202,6 +202,7 @@ def tokenizer_note(tokens: list[str]) -> str:
     )
 
 
+CARRIED_NOTE = "Sentence A is your sentence from another page."
 DOWNLOAD = "Download the attentions (.npz: every layer and head, L × H × T × T, and the tokens)"
 
 

@@ -13,6 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attn_core import trained_decoder as dc
+from lessons.cross_attention import words as cross_words
+from lessons.decoder import words as decoder_words
+from lessons.in_a_transformer import words as transformer_words
 from tests.conftest import ROOT
 from ui.common import PRESETS
 
@@ -35,6 +38,10 @@ def _go(at: AppTest, script: str, **query: str) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def _captions(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption]
 
 
 def _typed_on_home(text: str = SENTENCE) -> AppTest:
@@ -95,24 +102,24 @@ def test_without_a_typed_sentence_every_page_keeps_its_own_example():
     assert at.text_input(key="sbs_text").value == PRESETS[0]
     assert dict(at.query_params) == {}
     at = _go(at, "lessons/cross_attention/page.py")
-    assert not any("from another page" in c.value for c in at.caption)
+    assert cross_words.SOURCE_NOTE not in _captions(at)
 
 
 def test_cross_attention_takes_it_as_the_source_and_says_so():
     at = _go(_typed_on_home(), "lessons/cross_attention/page.py")
     assert at.text_input(key="cross_source").value == SENTENCE
     assert at.text_input(key="cross_target").value == "Le chat s'est assis sur le tapis."
-    assert any(c.value.startswith("The source is your sentence from another page.") for c in at.caption)
+    assert cross_words.SOURCE_NOTE in _captions(at)
     assert at.query_params["source"] == SENTENCE and "target" not in at.query_params
     at.text_input(key="cross_source").set_value("I like green tea.").run()
-    assert not any("from another page" in c.value for c in at.caption)
+    assert cross_words.SOURCE_NOTE not in _captions(at)
 
 
 def test_the_transformer_page_takes_it_as_sentence_a_and_says_so():
     at = _go(_typed_on_home(), "lessons/in_a_transformer/page.py")
     assert at.text_input(key="tf_a").value == SENTENCE
     assert at.text_input(key="tf_b").value == "Le chat était assis sur le tapis."
-    assert any(c.value.startswith("Sentence A is your sentence from another page") for c in at.caption)
+    assert transformer_words.CARRIED_NOTE in _captions(at)
 
 
 def test_the_decoder_names_the_words_it_does_not_know():
@@ -120,12 +127,13 @@ def test_the_decoder_names_the_words_it_does_not_know():
     page, and its note lists exactly the words the model reads as <unk>."""
     at = _go(_typed_on_home(), "lessons/decoder/page.py")
     assert at.text_input(key="dec_text").value == SENTENCE
-    assert any(c.value.startswith("These are the words of your sentence from another page.") for c in at.caption)
     decoder = dc.load_decoder()
-    unknown = dc.decoder_lesson(decoder, SENTENCE).unknown
-    assert unknown, "the test sentence should hold a word outside the vocabulary"
-    (note,) = [w.value for w in at.warning if "read as <unk>" in w.value]
-    for word in unknown:
+    assert decoder_words.carried_note(decoder) in _captions(at)
+    lesson = dc.decoder_lesson(decoder, SENTENCE)
+    assert lesson.unknown, "the test sentence should hold a word outside the vocabulary"
+    note = decoder_words.unknown_words(lesson)
+    assert note in [w.value for w in at.warning]
+    for word in lesson.unknown:
         assert f"“{word}”" in note
 
 
@@ -133,6 +141,6 @@ def test_the_decoders_random_sequence_stays_on_the_decoder_page():
     at = _go(_typed_on_home(), "lessons/decoder/page.py")
     next(b for b in at.button if b.label == "Random sequence, repeated").click().run()
     assert at.text_input(key="dec_text").value != SENTENCE
-    assert not any("from another page" in c.value for c in at.caption)
+    assert decoder_words.carried_note(dc.load_decoder()) not in _captions(at)
     at = _go(at, "lessons/step_by_step/page.py")
     assert at.text_input(key="sbs_text").value == SENTENCE
