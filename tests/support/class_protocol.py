@@ -20,6 +20,8 @@ import contextlib
 import re
 import time
 
+from ui.class_mode import words as class_words
+
 STREAM = "/_stcore/stream"
 TIMEOUT_S = 60.0
 STUDENTS = 30
@@ -187,6 +189,22 @@ class Client:
 # --------------------------------------------------------------------------- a class
 
 
+def asked_now(db_url: str, code: str):
+    """The first question room ``code`` asks now (a classroom.PollQuestion), read from the
+    teacher's view as the database holds it."""
+    from sqlalchemy.orm import Session
+
+    from classroom import View, storage
+    from classroom.tables import Room
+
+    engine = storage.make_engine(db_url)
+    try:
+        with Session(engine) as s:
+            return View.from_json(s.get(Room, code).view).questions[0]
+    finally:
+        engine.dispose()
+
+
 def step_of(texts: list[str]) -> int | None:
     for text in texts:
         found = PROGRESS.match(text)
@@ -210,8 +228,9 @@ async def join(url: str, code: str, n: int = STUDENTS) -> list[Client]:
     for k in range(n):  # the join link, one student after the other (as a class scans the QR code)
         student = await Client.open(url, f"student {k + 1}", page="", query=f"room={code}")
         students.append(student)
+    banner = class_words.following(code)
     for student in students:
-        await student.wait_run(lambda texts: any(t.startswith(f"**Following class {code}**") for t in texts), 0.0)
+        await student.wait_run(lambda texts: any(t.startswith(banner) for t in texts), 0.0)
     return students
 
 
