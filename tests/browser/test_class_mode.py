@@ -135,8 +135,8 @@ def revealed_answer(t: Tab) -> tuple[str, float] | None:
 
 
 def plain(markdown: str) -> str:
-    """A sentence of class mode's words as the page shows it (markdown escapes undone)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    """A sentence of class mode's words as the page shows it (bold marks dropped, escapes undone)."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace("**", ""))
 
 
 def verdict(question, pick: str) -> str:
