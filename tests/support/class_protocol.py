@@ -95,21 +95,26 @@ class Client:
                 setattr(state, kind, v)
         return await self.send([state], fragment_id=fragment_id)
 
-    async def wait_run(self, check, since: float, timeout_s: float = TIMEOUT_S) -> float:
-        """When a run that finished after ``since`` first satisfied ``check(texts)``."""
+    async def wait_run(
+        self, check, since: float, timeout_s: float = TIMEOUT_S, statuses: tuple[int, ...] = (0, 3)
+    ) -> float:
+        """When a run that finished after ``since`` (with one of ``statuses``: by default a full
+        or a fragment run that ran to its end) first satisfied ``check(texts)``."""
         deadline = time.perf_counter() + timeout_s
         async with self.changed:
             while True:
                 for when, status, texts in self.finished:
-                    if when >= since and status in (0, 3) and check(texts):
+                    if when >= since and status in statuses and check(texts):
                         return when
                 left = deadline - time.perf_counter()
                 if left <= 0:
-                    full = [(round(w - since, 2), n, [t[:40] for t in tx[:5]]) for w, n, tx in self.finished if n != 3]
+                    runs = [(round(w - since, 2), n, [t[:40] for t in tx[:5]]) for w, n, tx in self.finished]
+                    full = [run for run in runs if run[1] != 3]
+                    after = [run for run in runs if run[0] >= 0]
                     page = next((p for p, h in self.pages.items() if h == self.page_hash), self.page_hash)
                     raise TimeoutError(
                         f"{self.name} on {page!r} ?{self.query}: no run showed what was awaited; "
-                        f"last full runs {full[-3:]} {self.errors}"
+                        f"last full runs {full[-3:]}; runs since {after[:8]} ({len(after)}) {self.errors}"
                     )
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), left)

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import segno
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from PIL import Image
@@ -29,6 +29,8 @@ from tests.support.hostile_corpus import HOSTILE
 from ui.class_mode import words as class_words
 
 _MD = MarkdownIt("commonmark")
+# Milliseconds per example, but the machine the tests share can stall any one of them: no deadline.
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Text from outside: any printable characters (the hostile corpus's markup, HTML and LaTeX
 # included), without leading or trailing white space, which markdown trims from a paragraph,
 # and short enough for an option (classroom.model.MAX_OPTION_TEXT).
@@ -82,17 +84,20 @@ def polls(draw) -> tuple[PollQuestion, Tally]:
 # --------------------------------------------------------------------------- the Class page
 
 
+@PROPERTY
 @given(st.integers(0, 10**6))
 def test_following_now_states_the_count(n):
     assert re.fullmatch(r"Students following now: (\d+)", shown(words.following_now(n))).group(1) == str(n)
 
 
+@PROPERTY
 @given(OUTSIDE, st.one_of(st.just(""), OUTSIDE))
 def test_where_the_class_is_names_the_page_and_the_section_literally(title, section):
     expected = f"The class sees: {title}" + (f" · {section}" if section else "")
     assert shown(words.class_sees(title, section)) == expected
 
 
+@PROPERTY
 @given(CODES, st.booleans())
 def test_a_students_line_names_the_class_and_whether_they_follow(code, following):
     text = shown(words.in_class(code, following))
@@ -111,6 +116,7 @@ URLS = st.builds(
 )
 
 
+@PROPERTY
 @given(URLS, CODES)
 def test_the_join_link_leads_to_the_app_with_the_room_and_nothing_else(url, code):
     base = words.app_url(url)
@@ -122,17 +128,19 @@ def test_the_join_link_leads_to_the_app_with_the_room_and_nothing_else(url, code
     assert words.app_url(base) == base  # the app's own address, already
 
 
+@PROPERTY
 @given(st.one_of(st.none(), st.sampled_from(["", "   ", "not a url", "/class", "localhost:8501"])))
 def test_without_a_browser_address_the_link_uses_the_local_one(url):
     assert words.app_url(url) == words.FALLBACK_URL
 
 
+@PROPERTY
 @given(OUTSIDE)
 def test_the_unavailable_message_quotes_its_reason_literally(reason):
     assert reason in shown(words.unavailable(reason))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(URLS, CODES, st.sampled_from([260, 460]))
 def test_the_qr_code_encodes_the_join_link(url, code, width_px):
     """The PNG's modules, read back from its pixels, are segno's QR matrix for the link; the
@@ -154,12 +162,14 @@ def test_the_qr_code_encodes_the_join_link(url, code, width_px):
 # --------------------------------------------------------------------------- the banner
 
 
+@PROPERTY
 @given(CODES, st.integers(0, 500))
 def test_the_teachers_banner_states_how_many_follow(code, n):
     found = re.fullmatch(r"Teaching class (\w+): (\d+) following now\.", shown(class_words.teaching(code, n)))
     assert found.groups() == (code, str(n))
 
 
+@PROPERTY
 @given(CODES, st.one_of(st.just(""), OUTSIDE))
 def test_a_followers_banner_names_the_class_and_the_section_literally(code, section):
     assert shown(class_words.following(code, section)) == f"Following class {code}" + (
@@ -167,6 +177,7 @@ def test_a_followers_banner_names_the_class_and_the_section_literally(code, sect
     )
 
 
+@PROPERTY
 @given(CODES, st.sampled_from([1800.0, 3600.0, 3 * 3600.0, 5400.0]))
 def test_a_closed_class_says_how_long_it_was_idle(code, idle_s):
     found = re.fullmatch(
@@ -180,6 +191,7 @@ def test_a_closed_class_says_how_long_it_was_idle(code, idle_s):
 # --------------------------------------------------------------------------- the poll
 
 
+@PROPERTY
 @given(polls(), st.booleans())
 def test_the_count_states_who_answered_of_who_follows(poll, revealed):
     _, tally = poll
@@ -190,6 +202,7 @@ def test_the_count_states_who_answered_of_who_follows(poll, revealed):
     assert bool(found.group(1)) is revealed
 
 
+@PROPERTY
 @given(polls(), st.booleans())
 def test_the_bars_show_each_picked_option_with_its_count_and_length(poll, revealed):
     q, tally = poll
@@ -207,6 +220,7 @@ def test_the_bars_show_each_picked_option_with_its_count_and_length(poll, reveal
     assert not any("(the answer)" in label for label, _ in bars) or revealed
 
 
+@PROPERTY
 @given(polls())
 def test_the_mean_estimate_is_the_classs_mean_to_two_places(poll):
     q, tally = poll
@@ -218,6 +232,7 @@ def test_the_mean_estimate_is_the_classs_mean_to_two_places(poll):
     assert found.group(1) == q.value_label and float(found.group(2)) == round(tally.mean_estimate, 2)
 
 
+@PROPERTY
 @given(questions())
 def test_the_answer_names_the_right_option_and_the_value_literally(q):
     text = shown(class_words.answer_line(q))
@@ -225,6 +240,7 @@ def test_the_answer_names_the_right_option_and_the_value_literally(q):
     assert text == f"The answer: {q.options[q.answer]}{value}. {q.explain}".strip()
 
 
+@PROPERTY
 @given(questions(), st.data())
 def test_a_students_verdict_matches_their_pick_and_estimate(q, data):
     picked = data.draw(st.integers(0, len(q.options) - 1))
@@ -240,6 +256,7 @@ def test_a_students_verdict_matches_their_pick_and_estimate(q, data):
         assert abs(float(found.group(2)) - abs(estimate - q.value)) <= 0.0005 + 1e-12
 
 
+@PROPERTY
 @given(questions(), st.data())
 def test_what_a_student_sent_is_what_they_picked(q, data):
     picked = data.draw(st.integers(0, len(q.options) - 1))
@@ -251,6 +268,7 @@ def test_what_a_student_sent_is_what_they_picked(q, data):
     assert found is None or float(found.group(1)) == round(estimate, 2)
 
 
+@PROPERTY
 @given(questions())
 def test_the_prompt_quotes_the_question_literally(q):
     assert shown(class_words.prompt(q)) == f"Predict first. {q.prompt}"
