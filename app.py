@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from lessons import pages
-from ui import class_mode, present, theme
+from ui import class_mode, install_check, present, theme
 from ui.charts import mount_chart_tools
 from ui.links import copy_link
 from ui.turns import one_at_a_time
@@ -26,6 +26,7 @@ PAGES = [
     for p in pages.PAGES
 ]
 
+install_check.warn_once()  # in the log, once per server: a CUDA build of torch on a machine without a GPU
 presenting = present.start()
 st.set_page_config(
     page_title="Self-Attention Explorer",

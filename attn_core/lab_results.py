@@ -236,9 +236,15 @@ class MaskStudy:
     bilinear_diff: float  # max |x_i W_q W_k^T x_j^T - (QK^T)_ij|
     d_model: int
     d_k: int
+    kv_step: AttentionSteps  # generating the last token: its query (1, d_k) against every key and value, no mask
 
     def steps(self, kind: str) -> AttentionSteps:
         return dict(self.runs)[kind]
+
+    @property
+    def kv_gap(self) -> float:
+        """max |the generation step's weights - the causal weights' last row|: the KV cache needs no mask."""
+        return float(np.max(np.abs(self.kv_step.weights[0] - self.steps("causal").weights[-1])))
 
     @property
     def additive_largest(self) -> float:
@@ -260,13 +266,19 @@ class MaskStudy:
         return int(layers * heads * self.memory[-1])
 
 
+@functools.lru_cache(maxsize=64)
+def _score_counts(radius: int, dilation: int) -> dict[str, np.ndarray]:
+    return score_counts(list(T_VALUES), radius=radius, dilation=dilation)
+
+
 def mask_study(
     tokens: tuple[str, ...], *, radius: int = 2, dilation: int = 2, seed: int = 0, d_model: int = 16, d_k: int = 4
 ) -> MaskStudy:
     """Every mask kind on one sentence with one seeded head, the score counts for T up to
-    512 (counts only), and the additive and bilinear scores with the same W_q, W_k.
+    512 (counts only), the additive and bilinear scores with the same W_q, W_k, and the step
+    that generates the last token from a KV cache (its query against every key and value).
 
-    Returns: MaskStudy with runs[kind].weights (T, T)
+    Returns: MaskStudy with runs[kind].weights (T, T) and kv_step.weights (1, T)
     """
     tokens = tuple(tokens)
     T = len(tokens)
@@ -285,7 +297,7 @@ def mask_study(
         runs=runs,
         kept={kind: int(n[0]) for kind, n in here.items()},
         T_values=np.array(T_VALUES),
-        counts=score_counts(list(T_VALUES), radius=radius, dilation=dilation),
+        counts=_score_counts(int(radius), int(dilation)),
         memory=scores_memory_bytes(list(T_VALUES)),
         additive=additive,
         additive_bound=float(np.abs(v_a).sum()),
@@ -296,4 +308,5 @@ def mask_study(
         bilinear_diff=max_abs_diff(bilinear_scores(x, w.w_q, w.w_k), runs[0][1].scores),
         d_model=d_model,
         d_k=d_k,
+        kv_step=attention_steps(x[-1:], w.w_q, w.w_k, w.w_v, x_kv=x),  # (1, T): no mask, nothing after it exists
     )

@@ -44,6 +44,7 @@ __all__ = [
     "DecoderRun",
     "DecoderWeights",
     "HeadLesson",
+    "TorchParity",
     "Training",
     "decoder_lesson",
     "default_decoder_dir",
@@ -52,6 +53,7 @@ __all__ = [
     "head_lesson",
     "head_source",
     "head_weights",
+    "held_out_ids",
     "induction_heads",
     "induction_scores",
     "load_decoder",
@@ -59,6 +61,7 @@ __all__ = [
     "previous_token_scores",
     "random_repeated",
     "run",
+    "torch_parity",
     "weight_shapes",
 ]
 
@@ -66,6 +69,8 @@ UNK = "<unk>"
 MAX_TOKENS = 64  # the training length; sinusoidal positions beyond it were never seen
 TOP_K = 5
 INDUCTION_THRESHOLD = 0.5  # a head counts as an induction head once its induction score passes this
+HELD_OUT_ROWS = 128  # the training script's held-out batch (train_decoder.EVAL_BATCH): this many sequences
+RECORD_DECIMALS = 5  # training.json keeps the head scores rounded to this many decimals
 
 # 100 common English words (lowercase, no two alike) after <unk>, so tokens read as words.
 VOCAB: tuple[str, ...] = (
@@ -594,3 +599,62 @@ def load_training(path: str | Path | None = None) -> Training:
         )
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise DecoderLoadError(f"The decoder's training record could not be read from {folder}: {err}") from err
+
+
+# --------------------------------------------------------------------------- parity with torch
+
+
+def held_out_ids(seed: int, rows: int = HELD_OUT_ROWS, period: int = 32, V: int = len(VOCAB)) -> np.ndarray:
+    """The training script's held-out batch (train_decoder.eval_batch), rebuilt without torch:
+    ``period`` random words (never <unk>) then the same again, per row.
+
+    Returns: ids (rows, 2 * period) int64
+    """
+    rng = np.random.default_rng([seed, 1])  # training draws from [seed, 0]
+    first = rng.integers(1, V, size=(rows, period))
+    return np.concatenate([first, first], axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class TorchParity:
+    """The NumPy pass against the torch model it was trained as: the training script's own
+    held-out evaluation (recorded by torch, in float32, in training.json's last entry) done
+    again here in NumPy on the shipped weights."""
+
+    rows: int  # held-out sequences
+    T: int  # words in each
+    loss: float  # the NumPy pass's mean held-out loss (nats per word)
+    torch_loss: float  # the one torch recorded
+    loss_gap: float  # |loss - torch_loss|
+    score_gap: float  # max |Δ| over every head's induction and previous-token scores (the record keeps 5 decimals)
+
+
+def torch_parity(decoder: Decoder, training: Training) -> TorchParity:
+    """Evaluate the shipped decoder in NumPy on the held-out batch its training record was
+    measured on (config seed, ``training.period``) and compare with the record's last entry.
+
+    Returns: TorchParity with the two losses and the largest gap in the head scores
+    """
+    ids = held_out_ids(int(decoder.config.get("seed", 0)), HELD_OUT_ROWS, training.period, len(decoder.vocab))
+    rows, T = ids.shape
+    losses, attentions = [], []
+    for row in ids:
+        out = run(decoder, row)
+        probs = softmax(out.logits[:-1], axis=-1)  # (T - 1, V)
+        losses.append(-np.log(probs[np.arange(T - 1), row[1:]]))  # (T - 1,)
+        attentions.append(out.attentions)
+    att = np.stack(attentions)  # rows x (L, H, T, T) -> (rows, L, H, T, T)
+    induction = copy_score(att, training.period).mean(axis=0)  # (rows, L, H) -> (L, H)
+    previous = _offset_mean(att, offset=1, start=1).mean(axis=0)  # (L, H)
+    loss = float(np.mean(losses))
+    gaps = np.concatenate(
+        [np.abs(induction - training.induction[-1]).ravel(), np.abs(previous - training.previous_token[-1]).ravel()]
+    )
+    return TorchParity(
+        rows=rows,
+        T=T,
+        loss=loss,
+        torch_loss=float(training.loss[-1]),
+        loss_gap=abs(loss - float(training.loss[-1])),
+        score_gap=float(gaps.max()),
+    )

@@ -22,6 +22,7 @@ __all__ = [
     "OrderCheck",
     "Source",
     "StepStats",
+    "ValueShares",
     "cell_walkthrough",
     "latex_dot",
     "latex_dot_lines",
@@ -34,6 +35,7 @@ __all__ = [
     "seeded_source",
     "shown_indices",
     "step_stats",
+    "value_shares",
 ]
 
 SHIFT_ABOVE = 50.0  # write the softmax with the row max subtracted once |max| exceeds this
@@ -81,6 +83,8 @@ class StepStats:
     repeats: tuple[tuple[str, tuple[int, ...], bool], ...]  # (token, its positions, rows of X identical?)
     n_zero_weights: int  # weights that are exactly 0 (every masked cell, and any exp that underflows)
     top_not_aligned: int  # rows whose highest score is not on the key that points most nearly along q_i
+    longer_key_won: int  # of those, rows where the winning key is longer than the best-aimed one (a positive top score)
+    shorter_key_won: int  # and rows where it is shorter: no score of the row is positive, so length made scores worse
 
 
 def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[int, ...], bool], ...]:
@@ -96,18 +100,37 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
     )
 
 
-def _top_not_aligned(steps: AttentionSteps) -> int:
+def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:
     """Rows i where the allowed key with the largest score q_i·k_j = |q_i||k_j| cos θ is not the
-    allowed key with the largest cos θ: a longer key won over a better-aimed one."""
+    allowed key with the largest cos θ: (those rows, those where the winning key is longer than
+    the best-aimed one, those where it is shorter). Where the top score is positive
+    the winner is always the longer; where no score of the row is positive a longer key makes a
+    score more negative, and the winner is the shorter."""
     allowed = np.isfinite(steps.masked)  # (T_q, T_k)
     q_len = np.linalg.norm(steps.q, axis=1)[:, None]  # (T_q, 1)
-    k_len = np.linalg.norm(steps.k, axis=1)[None, :]  # (1, T_k)
+    k_len = np.linalg.norm(steps.k, axis=1)  # (T_k,)
     with np.errstate(invalid="ignore", divide="ignore"):
-        cos = np.where(q_len * k_len > 0, steps.scores / (q_len * k_len), 0.0)  # (T_q, T_k)
+        cos = np.where(q_len * k_len[None, :] > 0, steps.scores / (q_len * k_len[None, :]), 0.0)  # (T_q, T_k)
     rows = allowed.any(axis=1)
-    top_score = np.where(allowed, steps.scores, -np.inf).argmax(axis=1)
+    top_score = np.where(allowed, steps.scores, -np.inf).argmax(axis=1)  # (T_q,)
     top_cos = np.where(allowed, cos, -np.inf).argmax(axis=1)
-    return int(np.sum(rows & (top_score != top_cos)))
+    differs = rows & (top_score != top_cos)
+    longer = differs & (k_len[top_score] > k_len[top_cos])
+    shorter = differs & (k_len[top_score] < k_len[top_cos])
+    return int(np.sum(differs)), int(np.sum(longer)), int(np.sum(shorter))
+
+
+def value_shares(steps: AttentionSteps) -> ValueShares:
+    """What each value row hands on to each output, z_i = Σ_j A_ij v_j, measured by length.
+
+    Returns: ValueShares with value_norms (T_k,), weighted_norms and norm_shares (T_q, T_k)
+    """
+    value_norms = np.linalg.norm(steps.v, axis=1)  # (T_k,)
+    weighted = steps.weights * value_norms[None, :]  # (T_q, T_k) ‖A_ij v_j‖
+    totals = weighted.sum(axis=1, keepdims=True)  # (T_q, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(totals > 0, weighted / totals, 0.0)  # (T_q, T_k)
+    return ValueShares(value_norms=value_norms, weighted_norms=weighted, norm_shares=shares)
 
 
 def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarray | None = None) -> StepStats:
@@ -115,6 +138,7 @@ def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarr
     given), the repeated tokens, the zero weights and the rows where length beat direction."""
     allowed = np.isfinite(steps.masked)
     row_sums = steps.weights.sum(axis=1)  # (T_q,)
+    differs, longer, shorter = _length_beat_direction(steps)
     return StepStats(
         scores_std=float(np.std(steps.scores)),
         scaled_std=float(np.std(steps.scaled)),
@@ -129,8 +153,21 @@ def step_stats(steps: AttentionSteps, tokens: tuple[str, ...] = (), pe: np.ndarr
         e_mean_square=None if pe is None else float(np.mean((steps.x - pe) ** 2)),
         repeats=_repeats(tuple(tokens), steps.x) if tokens else (),
         n_zero_weights=int(np.sum(steps.weights == 0.0)),
-        top_not_aligned=_top_not_aligned(steps),
+        top_not_aligned=differs,
+        longer_key_won=longer,
+        shorter_key_won=shorter,
     )
+
+
+@dataclass(frozen=True)
+class ValueShares:
+    """A weight is not a share of the output: z_i = Σ_j A_ij v_j adds vectors of different
+    lengths. The part A_ij v_j has length A_ij ‖v_j‖; its share of the row's total length is the
+    norm-based measure of Kobayashi et al. (2020), here before W_O."""
+
+    value_norms: np.ndarray  # (T_k,) ‖v_j‖
+    weighted_norms: np.ndarray  # (T_q, T_k) A_ij ‖v_j‖
+    norm_shares: np.ndarray  # (T_q, T_k) A_ij ‖v_j‖ / Σ_l A_il ‖v_l‖: rows add up to 1 (0 where every v_j is 0)
 
 
 @dataclass(frozen=True)
@@ -172,6 +209,7 @@ class Lesson:
     multiplier: float
     scale: bool
     order: OrderCheck  # the sentence reversed: outputs only reorder without positions
+    shares: ValueShares  # what each value row hands on to each output, by length
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -198,7 +236,15 @@ def lesson(source: Source, *, scale: bool = True, multiplier: float = 1.0, causa
     )
     stats = step_stats(steps, source.tokens, source.pe)
     order = order_check(source, scale=scale, multiplier=multiplier)
-    return Lesson(source=source, steps=steps, stats=stats, multiplier=float(multiplier), scale=scale, order=order)
+    return Lesson(
+        source=source,
+        steps=steps,
+        stats=stats,
+        multiplier=float(multiplier),
+        scale=scale,
+        order=order,
+        shares=value_shares(steps),
+    )
 
 
 # --------------------------------------------------------------------------- one cell

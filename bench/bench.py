@@ -184,28 +184,29 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def verdict(section: str, key: str, value, data: dict) -> str:
+def verdict(section: str, key: str, value, data: dict) -> tuple[str, str]:
+    """(target, PASS/MISS/?) of one measure; ("", "") for a measure without a target."""
     limit = TARGETS.get((section, key))
     if limit is None:
-        return ""
+        return "", ""
     if value is None:
-        return f"≤ {limit:,}  ?"
+        return f"≤ {limit:,}", "?"
     ok = value <= limit and not (section.startswith("load") and data.get("errors"))
-    return f"≤ {limit:,}  {'PASS' if ok else 'MISS'}"
+    return f"≤ {limit:,}", "PASS" if ok else "MISS"
 
 
-def table(results: dict) -> str:
-    rows = [("measure", "value", "target")]
+def rows(results: dict) -> list[tuple[str, str, str, str]]:
+    """Every measure of ``results`` as (measure, value, target, verdict), in the JSON's order."""
+    out: list[tuple[str, str, str, str]] = []
     for section, data in results.items():
         if section == "machine" or not isinstance(data, dict):
             continue
         if section == "engine":
             for t_key, row in data.items():
                 if isinstance(row, dict) and t_key.startswith("T"):
-                    for k, v in row.items():
-                        rows.append((f"engine.{t_key}.{k}", _fmt(v), ""))
+                    out.extend((f"engine.{t_key}.{k}", _fmt(v), "", "") for k, v in row.items())
             if "error" in data:
-                rows.append(("engine.error", data["error"][:60], ""))
+                out.append(("engine.error", data["error"][:60], "", ""))
             continue
         flat = {}
         for key, value in data.items():
@@ -216,13 +217,19 @@ def table(results: dict) -> str:
         for key, value in flat.items():
             if key in ("notes", "error_samples", "details") or key.endswith("_other_elements"):
                 continue
-            rows.append((f"{section}.{key}", _fmt(value), verdict(section, key, value, data)))
+            out.append((f"{section}.{key}", _fmt(value), *verdict(section, key, value, data)))
         if section.startswith("load") and data.get("errors"):
-            rows.append((f"{section}.errors (must be 0)", _fmt(data["errors"]), "MISS"))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]}" for r in rows]
-    lines.insert(1, "-" * (sum(widths) + 4))
-    return "\n".join(lines)
+            out.append((f"{section}.errors (must be 0)", _fmt(data["errors"]), "0", "MISS"))
+    return out
+
+
+def table(results: dict) -> str:
+    """The terminal's table: measure, value, target and verdict, aligned."""
+    lines = [("measure", "value", "target"), *((m, v, f"{t}  {ok}".strip()) for m, v, t, ok in rows(results))]
+    widths = [max(len(r[i]) for r in lines) for i in range(3)]
+    text = [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]}" for r in lines]
+    text.insert(1, "-" * (sum(widths) + 4))
+    return "\n".join(text)
 
 
 def main(argv: list[str] | None = None) -> int:

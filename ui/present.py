@@ -112,15 +112,19 @@ def _new_stage(beside: bool | float, where: DeltaGenerator | None = None) -> Sta
     """A section's stage where the page is writing (or in ``where``): in presenter mode a box
     the stage's CSS sizes to the room left on the screen, its charts first and the rest
     ``beside`` them (True, or the side's share of the width) or below them (False)."""
-    where = st.container() if where is None else where.container()
+    parent = st if where is None else where
     if not on():
-        return Stage(where, where)
-    box = where.container(key=STAGE_KEY, border=False)
+        area = parent.container()
+        return Stage(area, area)
+    # The stage's box is a child of where the page writes, and (text below) each row of charts is
+    # a child of the box: the stage's CSS (assets/present.css) grows those wrappers to the room
+    # left on the screen, and a container in between would keep the charts at no height at all.
+    box = parent.container(key=STAGE_KEY, border=False)
     if beside:
         share = SIDE_SHARE if beside is True else float(beside)
         charts, side = box.columns([1 - share, share], gap="large")
     else:
-        charts, side = box.container(), where.container(key=f"{STAGE_KEY}_below", border=False)
+        charts, side = box, parent.container(key=f"{STAGE_KEY}_below", border=False)
     return Stage(charts, side, fill=True)
 
 
@@ -359,7 +363,13 @@ class Deck:
         return f"{prefix}-{self.names[self.index(key)]}".replace("_", "-")
 
     def section(
-        self, key: Key, ready: bool = True, *, beside: bool | float = True, heading: str | None = None
+        self,
+        key: Key,
+        ready: bool = True,
+        *,
+        beside: bool | float = True,
+        heading: str | None = None,
+        header: bool = False,
     ) -> Stage | None:
         """Section ``key``'s stage when it is on the page (``ready``: its inputs are usable, and
         shown, as ``shows``), else None. Draws its heading: the subheader "Step 4 · Queries, keys
@@ -368,7 +378,9 @@ class Deck:
         and the section is laid out on the stage: its charts first, the rest ``beside`` them
         (True, or the side's share of the width; False: below them, for charts that need the
         whole width). ``heading`` words the heading otherwise than the title (outside presenter
-        mode). A legacy section (by number) returns True and enters the stage's side area."""
+        mode); ``header``: a deck without numbers draws it as a header, one level up from a
+        subheader (a section that stands for a part of the page). A legacy section (by number)
+        returns True and enters the stage's side area."""
         if not ready or not self.shows(key):
             return None
         k = self.index(key)
@@ -376,7 +388,7 @@ class Deck:
             if self.numbered:
                 st.header(f"{k + 1}. {heading or self.titles[k]}", anchor=self.anchor(key))
             else:
-                st.subheader(heading or self.heading(k), anchor=self.anchor(key))
+                (st.header if header else st.subheader)(heading or self.heading(k), anchor=self.anchor(key))
         if isinstance(key, int):  # legacy
             if on():
                 _open(beside)

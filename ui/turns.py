@@ -4,8 +4,7 @@ Streamlit runs each session's script in its own thread, and Python runs one thre
 time. When a class changes a setting at the same moment, 30 runs share that one core in
 slices and all finish together, after about 30 runs' worth of time (plus the cost of
 switching between them). Taking turns, the first finishes after one run and the last after
-about 30. Measured with 30 protocol clients on the step page (bench/perf_protocol.py):
-p95 from about 1.8 s to about 0.9 s.
+about 30 (bench/perf_protocol.py measures it with 30 protocol clients on the step page).
 
 Runs queue in the order they arrive, and each hands the turn to the next in line. A run
 waits as long as the line moves: it stops waiting only when the turn has not changed hands
@@ -19,9 +18,9 @@ no turns at all, 3.9 s in line).
 
 After a run that imported many modules (the first page, the real model), what is in memory
 is there to stay, and Python's full garbage collection would scan it again and again: with
-torch loaded each full collection took ~300 ms, one or two of them in every burst of a class.
-So that run ends with gc.collect() and gc.freeze(), once or twice per server; the later full
-collections skip the frozen objects and take ~35 ms.
+torch loaded each full collection takes hundreds of milliseconds, one or two of them in every
+burst of a class. So that run ends with gc.collect() and gc.freeze(), once or twice per server;
+the later full collections skip the frozen objects.
 """
 
 from __future__ import annotations
@@ -45,10 +44,12 @@ class _Turns:
         self._line: collections.deque[threading.Event] = collections.deque()
         self._busy = False
         self._moved = time.monotonic()  # when the turn last changed hands
+        self.arrivals = 0  # how many runs have asked for the turn, ever (a test waits on it)
 
     def take(self, wait_s: float) -> bool:
         """Wait in line; False once the turn has stood still for ``wait_s`` seconds."""
         with self._guard:
+            self.arrivals += 1
             if not self._busy:
                 self._busy, self._moved = True, time.monotonic()
                 return True
@@ -77,6 +78,11 @@ class _Turns:
 
 
 _TURNS = _Turns()  # one per server process: this module is imported once
+
+
+def arrivals() -> int:
+    """How many runs have asked for the turn in this process: a run counts once it is in line."""
+    return _TURNS.arrivals
 
 
 @contextlib.contextmanager

@@ -15,14 +15,16 @@ from streamlit.testing.v1 import AppTest
 import attn_core as ac
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
+from lessons.step_by_step import words
 from tests.conftest import ROOT
+from tests.support.figdata import figure_by_title, z_matrix
 from ui import outline
 from ui.common import PRESETS
 from ui.present import Deck
 
 SBS = str(ROOT / "lessons" / "step_by_step" / "page.py")
 TRANSFORMER = str(ROOT / "lessons" / "in_a_transformer" / "page.py")
-LINK = re.compile(r"\[([^\]]+)\]\(#([a-z-]+-\d+)\)")
+LINK = re.compile(r"\[([^\]]+)\]\(#([a-z0-9-]+)\)")
 
 
 def _run(at: AppTest) -> AppTest:
@@ -82,32 +84,38 @@ def _sbs_lesson(**flags) -> wt.Lesson:
     return wt.lesson(source, scale=True, multiplier=100.0 if flags.get("x100") else 1.0, causal=flags.get("causal"))
 
 
-def _steps_that_differ(a: wt.Lesson, b: wt.Lesson, i: int = 2, j: int = 1) -> list[int]:
-    """Step by step's sections (0-based, the worked cell last) whose numbers differ, by hand."""
+def _steps_that_differ(a: wt.Lesson, b: wt.Lesson, i: int = 2, j: int = 1) -> list[str]:
+    """Step by step's sections (by name, in page order) whose numbers differ, by hand."""
     sa, sb = a.steps, b.steps
-    parts = [
-        lambda s: [np.array(a.tokens if s is sa else b.tokens)],
-        lambda s: [s.x],
-        lambda s: [(a if s is sa else b).source.weights.w_q],
-        lambda s: [s.q, s.k, s.v],
-        lambda s: [s.scores],
-        lambda s: [s.scaled],
-        lambda s: [s.masked],
-        lambda s: [s.weights],
-        lambda s: [s.output],
-        lambda s: [s.masked[i], s.weights[i], s.q[i], s.k[j], s.v],
-    ]
+    parts = {
+        "tokens": lambda s: [np.array(a.tokens if s is sa else b.tokens)],
+        "x": lambda s: [s.x],
+        "weights_matrices": lambda s: [(a if s is sa else b).source.weights.w_q],
+        "qkv": lambda s: [s.q, s.k, s.v],
+        "scores": lambda s: [s.scores],
+        "scaled": lambda s: [s.scaled],
+        "masked": lambda s: [s.masked],
+        "weights": lambda s: [s.weights],
+        "output": lambda s: [s.output],
+        "cell": lambda s: [s.masked[i], s.weights[i], s.q[i], s.k[j], s.v],
+    }
+    assert list(parts) == list(words.STEPS)  # every section of the page, in its order
     return [
-        n
-        for n, part in enumerate(parts)
+        name
+        for name, part in parts.items()
         if not all(np.array_equal(x, y) for x, y in zip(part(sa), part(sb), strict=True))
     ]
+
+
+def _anchor(name: str) -> str:
+    return "sbs-" + name.replace("_", "-")
 
 
 @pytest.mark.parametrize(("switch", "flag"), [("sbs_causal", "causal"), ("sbs_x100", "x100")])
 def test_a_switch_names_exactly_the_steps_it_changed(switch, flag):
     expected = _steps_that_differ(_sbs_lesson(), _sbs_lesson(**{flag: True}))
-    assert expected == ([6, 7, 8, 9] if flag == "causal" else [5, 6, 7, 8, 9])  # 5 and 6 stay for the mask
+    after_mask = ["masked", "weights", "output", "cell"]
+    assert expected == (after_mask if flag == "causal" else ["scaled", *after_mask])  # the scores stay for the mask
     at = _run(AppTest.from_file(SBS, default_timeout=60))
     assert _note(at) is None  # nothing changed yet
     at.toggle(key=switch).set_value(True)
@@ -115,27 +123,51 @@ def test_a_switch_names_exactly_the_steps_it_changed(switch, flag):
     note = _note(at)
     label = {"causal": "Causal mask (no looking ahead)", "x100": "Multiply the scores by 100"}[flag]
     assert note.startswith(f"{label} on. Changed: ")
-    assert _linked(note) == [f"sbs-step-{n + 1}" for n in expected]
+    assert _linked(note) == [_anchor(name) for name in expected]
     _run(at)  # a rerun that changes nothing says nothing
     assert _note(at) is None
 
 
-def test_step_7_says_why_it_is_shown_without_a_mask():
+def test_step_7_names_the_steps_the_mask_leaves_alone():
+    """Without a mask M equals S~ (the charts' numbers), and the text names the two steps the
+    causal mask leaves as they are: their headings are the scores' and the scaled scores', and
+    switching the mask on changes neither chart."""
+
+    def charts(at: AppTest) -> dict[str, np.ndarray]:
+        return {
+            t: z_matrix(next(d for d in figure_by_title(at, t)["data"] if d.get("name") != "masked"))
+            for t in ("S = QKᵀ", "S̃ (", "M (")
+        }
+
     at = _run(AppTest.from_file(SBS, default_timeout=60))
-    text = " ".join(m.value for m in at.markdown)
-    assert "this matrix equals the scaled scores. It is shown anyway because masking is a step of its own" in text
+    before = charts(at)
+    np.testing.assert_array_equal(before["M ("], before["S̃ ("])
+    said = next(
+        re.search(r"steps (\d+) and (\d+) stay as they are", m.value) for m in at.markdown if "stay as" in m.value
+    )
+    headings = {
+        int(h.value.split(" ·")[0].removeprefix("Step ")): h.value for h in at.subheader if h.value.startswith("Step ")
+    }
+    assert [headings[int(n)] for n in said.groups()] == [
+        f"Step {list(words.STEPS).index(name) + 1} · {words.STEPS[name]}" for name in ("scores", "scaled")
+    ]
     at.toggle(key="sbs_causal").set_value(True)
     _run(at)
-    assert "It is shown anyway" not in " ".join(m.value for m in at.markdown)
+    after = charts(at)
+    np.testing.assert_array_equal(after["S = QKᵀ"], before["S = QKᵀ"])
+    np.testing.assert_array_equal(after["S̃ ("], before["S̃ ("])
+    assert not np.array_equal(np.isnan(after["M ("]), np.isnan(before["M ("]))
+    assert not any("stay as they are" in m.value for m in at.markdown)
 
 
 def test_the_sidebar_lists_every_step_with_a_link_to_its_heading():
+    """Anchors by name ("sbs-weights"), so adding a step moves no link."""
     at = _run(AppTest.from_file(SBS, default_timeout=60))
     (listing,) = [m.value for m in at.sidebar.markdown if m.value.startswith("- [")]
     links = LINK.findall(listing)
-    assert [anchor for _, anchor in links] == [f"sbs-step-{n}" for n in range(1, 11)]
-    headings = [h for h in at.subheader if h.value.startswith("Step ") or h.value == "One cell, worked through"]
-    assert [h.proto.anchor for h in headings] == [f"sbs-step-{n}" for n in range(1, 11)]
+    assert [anchor for _, anchor in links] == [_anchor(name) for name in words.STEPS]
+    headings = [h for h in at.subheader if h.value.startswith("Step ") or h.value == words.STEPS["cell"]]
+    assert [h.proto.anchor for h in headings] == [_anchor(name) for name in words.STEPS]
     assert [text.replace("\\", "") for text, _ in links] == [h.value for h in headings]
 
 

@@ -10,8 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core import lab_results
+from attn_core.figures.lab import score_labels
 from attn_core.walkthrough import latex_num
-from tests.support.lab_checks import app
+from lessons.masks_cost import words as masks_words
+from lessons.multi_head import words as mh_words
+from lessons.softmax_lab import words as softmax_words
+from tests.support.lab_checks import app, page_script
+from ui.common import PRESETS
 
 
 def _run(page: str, **query: str) -> AppTest:
@@ -24,6 +29,12 @@ def _run(page: str, **query: str) -> AppTest:
 
 
 # --------------------------------------------------------------------------- masks and cost
+# What each sentence claims is checked against the numbers in tests/unit/test_masks_cost_words.py;
+# here, that the page shows those sentences for the study its settings make, where they belong.
+
+
+def _shown(at: AppTest) -> list[str]:
+    return [m.value for m in (*at.markdown, *at.caption)]
 
 
 @pytest.mark.parametrize(
@@ -34,67 +45,45 @@ def _run(page: str, **query: str) -> AppTest:
         ("The animal didn't cross the street because it was too tired.", 1),
     ],
 )
-def test_masks_page_counts_the_rows_where_both_scores_pick_the_same_key(text, seed):
+def test_masks_page_places_its_sentences_for_its_settings(text, seed):
     at = _run("masks_cost.py", text=text, seed=str(seed))
     tokens = tuple(ac.tokenize(text, max_tokens=64))
-    T = len(tokens)
     study = lab_results.mask_study(tokens, radius=2, dilation=2, seed=seed)  # the page's call, its defaults
+    shown = _shown(at)
+    for sentence in (
+        masks_words.kv_cache_text(study),
+        masks_words.longnet_text(len(tokens), 2),
+        masks_words.cost_text(study),
+        masks_words.memory_caption(study),
+        masks_words.kv_cache_caption(study),
+        masks_words.additive_text(study),
+        masks_words.agree_text(study),
+        masks_words.bilinear_text(study),
+    ):
+        assert sentence in shown, sentence
     agree = int(np.sum(study.additive.argmax(axis=1) == study.dot.argmax(axis=1)))
-    assert agree == round(study.top_agree * T)
-    sentence = next(m.value for m in at.markdown if "the key that scores highest" in m.value)
-    assert f"the same under both in {agree} of {T} rows." in sentence
-    assert f"with probability 1/{T} in each row, so in about 1 of the {T} rows" in sentence
-    caption = next(c.value for c in at.caption if "such matrices" in c.value)
-    layers, heads = (int(w) for w in caption.split("model with ")[1].split(" heads")[0].split(" layers of "))
-    assert f"holds {layers * heads} such matrices only if it stores every one" in caption
+    assert agree == round(study.top_agree * len(tokens))
 
 
-def test_masks_page_memory_and_causal_saving_are_computed():
-    """The T² picture, qualified: bytes if every matrix is stored, one layer's at inference,
-    and the causal saving T(T-1)/2 of T², slightly less than half, for the sentence and T = 512."""
-    text = "The animal didn't cross the street because it was too tired."
-    at = _run("masks_cost.py", text=text, step="5")
-    T = len(ac.tokenize(text, max_tokens=64))
-    T_max = lab_results.T_VALUES[-1]
-    study = lab_results.mask_study(tuple(ac.tokenize(text, max_tokens=64)))
-    causal = ac.causal_mask(T)
-    kept = int(causal.sum())
-    assert kept == T * (T + 1) // 2 and study.kept["causal"] == kept
-    saved, saved_max = 1 - kept / T**2, (T_max - 1) / (2 * T_max)
-    assert saved < 0.5 and saved_max < 0.5 and saved_max == pytest.approx(1 - study.causal_share_longest)
-    sentence = next(m.value for m in at.markdown if "Causal attention keeps" in m.value)
-    assert f"{kept} of {T * T} on your sentence, so it saves {saved:.1%}" in sentence
-    assert f"at T = {T_max} it saves {saved_max:.1%}: slightly less than half" in sentence
-    assert "only with a kernel that skips the masked blocks" in sentence and "saves only half" not in sentence
-    caption = next(c.value for c in at.caption if "such matrices" in c.value)
-    every = 12 * 12 * 4 * T_max * T_max  # float32, one T x T matrix per head and layer
-    assert f"as plain training does for the backward pass: {every:,} bytes for one sentence of {T_max}" in caption
-    assert f"one layer's 12 ({12 * 4 * T_max * T_max:,} bytes) are enough" in caption
-    assert "FlashAttention never store the T × T matrix" in caption
-    assert "memory grows like T while the computation still grows like T²" in caption
+@pytest.mark.parametrize(("step", "sentence"), [("2", "kv_cache_text"), ("4", "longnet_text"), ("5", "cost_text")])
+def test_masks_page_says_each_note_in_its_own_section(step, sentence):
+    """One section at a time (presenter mode): the KV cache with the causal mask, LongNet with
+    the dilated one, the causal saving with the cost."""
+    at = AppTest.from_file(page_script("masks_cost.py"), default_timeout=60)
+    at.session_state["present"] = True
+    at.query_params["step"] = step
+    at.run()
+    tokens = tuple(ac.tokenize(PRESETS[0], max_tokens=64))
+    study = lab_results.mask_study(tokens)
+    expected = {
+        "kv_cache_text": masks_words.kv_cache_text(study),
+        "longnet_text": masks_words.longnet_text(len(tokens), 2),
+        "cost_text": masks_words.cost_text(study),
+    }
+    assert [name for name, text in expected.items() if text in _shown(at)] == [sentence]
 
 
-@pytest.mark.parametrize("seed", [0, 3])
-def test_masks_page_additive_scores_are_capped_and_the_scaling_reason_is_vaswanis(seed):
-    text = "The cat sat on the mat."
-    at = _run("masks_cost.py", text=text, seed=str(seed), step="6")
-    tokens = ac.tokenize(text, max_tokens=64)
-    x = ac.embed(tokens, 16, seed=seed)
-    w = ac.init_weights(16, 4, seed=seed)
-    v_a = ac.experiments.init_v_a(4, seed=seed)
-    additive = np.tanh((x @ w.w_q)[:, None, :] + (x @ w.w_k)[None, :, :]) @ v_a  # (T, T, d_a) @ (d_a,) -> (T, T)
-    bound = np.abs(v_a).sum()
-    assert np.abs(additive).max() <= bound
-    sentence = next(m.value for m in at.markdown if "The additive score cannot grow" in m.value)
-    assert f"Σ|v_a| = {bound:.3f}" in sentence and f"the largest is {np.abs(additive).max():.3f}" in sentence
-    reason = next(m.value for m in at.markdown if "Vaswani et al. chose" in m.value)
-    assert "for large d_k additive attention beats the dot product without scaling" in reason
-
-
-def test_the_dilated_mask_says_it_is_not_longnets():
-    at = _run("masks_cost.py", step="4")
-    text = " ".join(m.value for m in at.markdown)
-    assert "dilated sliding window; LongNet's “dilated attention” shares the name" in text
+def test_the_dilated_mask_is_a_window_with_gaps():
     mask = ac.dilated_mask(12, 2, 2)  # the page's defaults: a window with gaps, the same offsets in every row
     assert all(set(np.flatnonzero(mask[i]) - i) == {-4, -2, 0, 2, 4} for i in range(4, 8))
 
@@ -102,22 +91,18 @@ def test_the_dilated_mask_says_it_is_not_longnets():
 # --------------------------------------------------------------------------- multi-head
 
 
-@pytest.mark.parametrize(
-    ("query", "usual", "relation"),
-    [
-        ({}, "d_k = 16 / 4 = 4", "equal to"),
-        ({"heads": "3", "d_k": "8"}, "16 / 3, which is not a whole number", "more than"),
-        ({"heads": "2", "d_model": "64", "d_k": "4"}, "d_k = 64 / 2 = 32", "less than"),
-    ],
-)
-def test_multi_head_states_the_usual_d_k_and_compares_yours(query, usual, relation):
+@pytest.mark.parametrize("query", [{}, {"heads": "3", "d_k": "8"}, {"heads": "2", "d_model": "64", "d_k": "4"}])
+def test_multi_head_places_its_sentences_for_its_settings(query):
+    """The page shows the words module's sentences for the lesson its settings make (the words
+    are checked against the numbers in tests/unit/test_multi_head_words.py)."""
     at = _run("multi_head.py", **query)
     H, d_model, d_k = int(query.get("heads", 4)), int(query.get("d_model", 16)), int(query.get("d_k", 4))
-    text = " ".join(m.value for m in at.markdown)
-    assert "Most models tie it to the others, d_k = d_model / H" in text
-    assert f"that rule gives {usual}; your H · d_k = {H} · {d_k} = {H * d_k} is {relation} d_model." in text
-    expected = {-1: "less than", 0: "equal to", 1: "more than"}[int(np.sign(H * d_k - d_model))]
-    assert relation == expected and (d_model % H == 0) == usual.startswith("d_k")
+    tokens = tuple(ac.tokenize(PRESETS[0], max_tokens=64))
+    lesson = lab_results.multi_head_lesson(tokens, d_model=d_model, n_heads=H, d_k=d_k)
+    shown = [m.value for m in at.markdown]
+    assert mh_words.usual_d_k_text(lesson) in shown and mh_words.heads_text(lesson, causal=False) in shown
+    assert mh_words.INTRO in shown
+    assert lesson.heads_width == H * d_k and lesson.usual_d_k == (d_model // H if d_model % H == 0 else None)
 
 
 def test_multi_head_shows_that_d_v_may_differ():
@@ -134,18 +119,7 @@ def test_multi_head_shows_that_d_v_may_differ():
     np.testing.assert_allclose(lesson.other_v.weights, weights, atol=1e-15)
     assert lesson.other_v_gap == 0.0 and lesson.other_v.v.shape == (len(tokens), 8)
     np.testing.assert_allclose(lesson.other_v.output, weights @ lesson.other_v.v, atol=1e-14)
-    body = " ".join(m.value for m in at.markdown)
-    assert (
-        "head 1 with a W_v of 8 columns instead of 4 gives the same weights (max |Δ| = 0) and an output of shape "
-        f"{len(tokens)} × 8"
-    ) in body
-
-
-def test_multi_head_intro_says_the_heads_here_are_random():
-    at = _run("multi_head.py")
-    intro = " ".join(m.value for m in at.markdown)
-    assert "so one head can follow the previous word while another follows the subject" not in intro
-    assert "In a trained model the heads specialise" in intro and "The heads here are random" in intro
+    assert mh_words.other_v_text(lesson) in [m.value for m in at.markdown]
 
 
 # --------------------------------------------------------------------------- softmax lab
@@ -170,4 +144,5 @@ def test_softmax_lab_jacobian_numbers_are_the_lessons(seed, m):
         f"p_w(1 - p_w):\\ {latex_num(sat.weights[w] * (1 - sat.weights[w]), 3)} \\ \\to\\ "
         f"{latex_num(sat.scaled_weights[w] * (1 - sat.scaled_weights[w]), 3)}"
     ) in latex
-    assert any(f"Here the winner is key {w} (" in x.value for x in at.markdown)
+    labels = score_labels(ac.tokenize(PRESETS[0]), softmax_words.N_SCORES)
+    assert softmax_words.jacobian_text(sat, labels) in [x.value for x in at.markdown]  # the words' sentence, placed

@@ -390,6 +390,7 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     """Softmax lab's ×100 question: the student gets the teacher's options; the charts it keeps
     hidden appear on both screens once the teacher reveals, with the outcome attn_core computes."""
     from attn_core import lab_results
+    from lessons.softmax_lab import words as lab_words
 
     teacher = session()
     code, _ = start_class(teacher)
@@ -398,8 +399,9 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     student = session(room=code)
     (q,) = published(teacher)
     pick = poll_widget(student.selectbox, "class_pick_")
-    assert pick.options == list(q.options) == list(room_question(student).options)
-    charts_before = len(student.get("plotly_chart"))
+    assert pick.options == list(q.options) == list(room_question(student).options) == list(lab_words.outcomes(100.0))
+    assert lab_words.SATURATION not in texts(student)  # what the question keeps hidden
+    assert q.options[q.answer] == lab_words.TAKE_ALL
     pick.set_value(q.options[q.answer]).run()
     poll_widget(student.button, "class_send_").click().run()
     teacher.run()
@@ -407,11 +409,11 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     poll_widget(teacher.button, "class_reveal_").click().run()
     sat = lab_results.softmax_lab(n_scores=8, seed=0, multiplier=100.0, T=8, dk_seed=0, index=0, delta=3.0).saturation
     top = float(sat.scaled_weights.max())
-    assert top > 0.9 and answer_lines(teacher) == [(q.options[q.answer], round(top, 3))], texts(teacher)
+    assert top > 0.9 and answer_lines(teacher) == [(lab_words.TAKE_ALL, round(top, 3))], texts(teacher)
     student.run()
     assert answer_lines(student) == answer_lines(teacher)
     assert any(unescape(class_words.verdict(q, (q.answer, None))) in t for t in texts(student))
-    assert len(student.get("plotly_chart")) > charts_before  # what the question kept hidden is drawn now
+    assert lab_words.SATURATION in texts(student)  # drawn now, on the student's screen too
 
 
 @pytest.mark.model

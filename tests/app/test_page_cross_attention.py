@@ -9,6 +9,7 @@ from numpy.testing import assert_allclose
 import attn_core as ac
 from attn_core import lab_results
 from attn_core.figures import token_labels
+from lessons.cross_attention import words
 from tests.support.figdata import figure_by_title, figures, z_matrix
 from tests.support.lab_checks import app, drive, ticks
 from tests.support.quiz_checks import asked, options, reveal
@@ -130,7 +131,7 @@ def test_predict_first_asks_the_shape_of_the_weights(source, target, swap):
     steps = _engine(q_text, kv_text)
     T_q, T_k = steps.weights.shape
     assert (T_q, T_k) == (len(ac.tokenize(q_text)), len(ac.tokenize(kv_text)))
-    assert asked(at) == {"cross_quiz_shape": "2. A rectangular score matrix"}
+    assert asked(at) == {"cross_quiz_shape": f"2. {words.SECTIONS['scores']}"}
     shapes = options(at, "cross_quiz_shape")
     assert f"{T_q} × {T_k}" in shapes
     if T_q != T_k:
@@ -140,20 +141,22 @@ def test_predict_first_asks_the_shape_of_the_weights(source, target, swap):
     assert not any(f"{T_q}\\times{T_k}" in x.value for x in at.latex)
 
     answer = reveal(at, "cross_quiz_shape", f"{T_q} × {T_k}")
-    q_name = "source" if swap else "target"
-    assert md_escape(f"One row per query ({q_name} token)") in answer
+    lesson = lab_results.cross_lesson(tuple(ac.tokenize(source)), tuple(ac.tokenize(target)), swap=swap)
+    assert lesson.q_name == ("source" if swap else "target")
+    assert md_escape(words.shape_question(lesson).explain) in answer
     _check(at, q_text, kv_text)
 
 
 def test_predict_first_has_no_question_when_every_shape_is_one_by_one():
     at = quiz_page(PAGE, predict="1", source="Hi", target="Yo", d_k="1")
     assert asked(at) == {}
-    assert any(c.value.startswith("Predict first has no question at these sizes") for c in at.caption)
+    assert words.NO_QUESTION in [c.value for c in at.caption]
     _check(at, "Yo", "Hi", d_k=1)  # nothing is hidden when nothing is asked
 
 
 @pytest.mark.parametrize(
-    ("step", "expected"), [("1", {}), ("2", {"cross_quiz_shape": "## **Section 2 of 3** · A rectangular score matrix"})]
+    ("step", "expected"),
+    [("1", {}), ("2", {"cross_quiz_shape": f"## **Section 2 of 3** · {words.SECTIONS['scores']}"})],
 )
 def test_presenter_mode_asks_in_the_score_section(step, expected):
     at = quiz_page(PAGE, present=True, predict="1", step=step)
@@ -163,4 +166,5 @@ def test_presenter_mode_asks_in_the_score_section(step, expected):
 def test_presenter_mode_keeps_the_output_hidden_until_the_reveal():
     at = quiz_page(PAGE, present=True, predict="1", step="3")
     assert asked(at) == {} and not figures(at)
-    assert any("reveal your prediction in section 2" in i.value for i in at.info)
+    question_at = list(words.SECTIONS).index("scores") + 1  # where the question is: section 2
+    assert words.hidden_note(f" on section {question_at}") in [i.value for i in at.info]

@@ -109,8 +109,9 @@ def test_long_and_empty_text(decoder):
     assert any("empty" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize(("layer", "head"), [(0, 3), (1, 1)])
+@pytest.mark.parametrize(("layer", "head"), [(1, 4), (2, 2)])
 def test_a_decoder_head_on_step_by_step_is_the_models_own(decoder, torch_model, layer, head):
+    """?layer=&head= are the numbers shown, from 1: layer 1, head 4 is attentions[0, 3]."""
     words = dc.random_repeated(decoder, 8, seed=2)
     at = _run(
         AppTest.from_file(STEP_PAGE, default_timeout=60),
@@ -121,15 +122,22 @@ def test_a_decoder_head_on_step_by_step_is_the_models_own(decoder, torch_model, 
     )
     _, attentions = _torch_run(torch_model, decoder, words)
     np.testing.assert_allclose(
-        z_matrix(figure_by_title(at, "A = softmax(M)")["data"][0]), attentions[layer, head], atol=1e-6
+        z_matrix(figure_by_title(at, "A = softmax(M)")["data"][0]), attentions[layer - 1, head - 1], atol=1e-6
     )
     assert at.toggle(key="sbs_causal").value is True and at.toggle(key="sbs_causal").disabled
-    assert any("causal mask on because the head was trained with it" in s.value for s in at.success)
+    (note,) = at.success
+    assert note.value.startswith(f"Weights: layer {layer}, head {head} of our small decoder, with the causal mask on")
+    assert (at.selectbox(key="sbs_layer").value, at.selectbox(key="sbs_head").value) == (layer, head)
+    # Step 3 says how closely this NumPy decoder matches the torch model, on training.json's numbers.
+    step3 = next(m.value for m in at.markdown if m.value.startswith("These are trained numbers"))
+    assert f"head {head}'s query, key and value matrices in layer {layer}" in step3
+    assert f"against the {dc.load_training().loss[-1]:.6f} torch recorded" in step3
 
 
 def test_the_step_page_clamps_a_real_heads_layer_for_the_decoder():
     at = _run(AppTest.from_file(STEP_PAGE, default_timeout=60), weights="decoder", layer="5", head="11")
-    assert at.selectbox(key="sbs_layer").value == 1 and at.selectbox(key="sbs_head").value == 3
+    assert at.selectbox(key="sbs_layer").value == 2 and at.selectbox(key="sbs_head").value == 4  # the last, from 1
+    assert at.query_params["layer"] == "2" and at.query_params["head"] == "4"
 
 
 # --------------------------------------------------------------------------- the sentences
@@ -214,7 +222,7 @@ def test_step_by_step_names_the_decoders_induction_heads_from_their_scores(decod
     heads = [(int(layer), int(head)) for layer, head in np.argwhere(scores > dc.INDUCTION_THRESHOLD)]
     assert heads, "the shipped decoder should have an induction head"
     caption = " ".join(c.value for c in at.sidebar.caption)
-    names = "; ".join(f"layer {layer + 1}, head {head}" for layer, head in heads)
+    names = "; ".join(f"layer {layer + 1}, head {head + 1}" for layer, head in heads)  # counted from 1
     assert f"{len(heads)} of its {scores.size} heads have an induction score above 0.5" in caption
     assert f"These are induction heads: {names}." in caption
     assert "On 20 random words followed by the same 20 again" in caption
@@ -227,7 +235,7 @@ def test_step_by_step_says_what_the_decoder_does_after_a_head(decoder):
     config = _config()
     L, H = config["n_layers"], config["n_heads"]
     for layer in range(L):
-        at = _sbs(layer=str(layer), text="the cat sat on the mat")
+        at = _sbs(layer=str(layer + 1), text="the cat sat on the mat")
         text = next(m.value for m in at.markdown if m.value.startswith("Each output row is a blend"))
         assert f"other {H - 1} heads' outputs of layer {layer + 1} ({H * config['d_v']} numbers per token)" in text
         assert f"W_O back to {config['d_model']} numbers and added to the token's own vector" in text
@@ -239,7 +247,7 @@ def test_step_by_step_says_what_the_decoder_does_after_a_head(decoder):
     # The other sources keep the transformer's story (LayerNorm and the feed-forward network).
     at = _run(AppTest.from_file(STEP_PAGE, default_timeout=60))
     text = next(m.value for m in at.markdown if m.value.startswith("Each output row is a blend"))
-    assert "normalised, then passed through a feed-forward network" in text
+    assert "feed-forward network" in text and "post-LN" in text and "pre-LN" in text
 
 
 def test_step_by_step_decoder_warnings_and_vocabulary(decoder):
@@ -280,9 +288,9 @@ def test_step_two_names_the_residual_stream_only_for_an_attention_only_decoder(d
         return next(m.value for m in at.markdown if m.value.startswith("X is what layer 2 of the decoder receives"))
 
     assert decoder.attention_only
-    assert "added to them (the residual stream), so every row" in x_text(_sbs(layer="1"))
+    assert "added to them (the residual stream), so every row" in x_text(_sbs(layer="2"))
     monkeypatch.setattr(dc.Decoder, "attention_only", property(lambda self: False))
-    text = x_text(_sbs(layer="1"))
+    text = x_text(_sbs(layer="2"))
     assert "residual stream" not in text and "the output of layer 1, built from" in text
 
 

@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import attn_core as ac
 from attn_core import experiments as ex
 from attn_core import lab_results
+from lessons.masks_cost import words
 from tests.support.figdata import decode, figure_by_title, figures, z_matrix
 from tests.support.lab_checks import app, drive
 from tests.support.quiz_checks import asked, options, reveal
@@ -104,16 +105,11 @@ def test_predict_first_is_off_by_default():
 
 
 @pytest.mark.parametrize(
-    ("text", "radius", "explains"),
-    [
-        (DEFAULT, 2, "but the rows near either end have fewer neighbours: {kept}, not T(2r + 1) = {naive}."),
-        (LONG, 0, "Radius 0 keeps only the diagonal"),
-        ("a b", 1, "With r = 1 ≥ T − 1 = 1 the window reaches every token from every row: it keeps them all."),
-        ("the the the", 8, "With r = 8 ≥ T − 1 = 2 the window reaches every token from every row"),
-    ],
+    ("text", "radius"),
+    [(DEFAULT, 2), (LONG, 0), ("a b", 1), ("the the the", 8)],
     ids=["edges", "radius-0", "two-tokens", "repeated-words-wide"],
 )
-def test_predict_first_asks_how_many_scores_the_window_keeps(text, radius, explains):
+def test_predict_first_asks_how_many_scores_the_window_keeps(text, radius):
     """The window's section asks for its count among distinct wrong counts, and hides the count, its
     mask and its weights until the reveal; the answer is counted pair by pair."""
     at = quiz_page(PAGE, predict="1", text=text, radius=str(radius))
@@ -133,7 +129,7 @@ def test_predict_first_asks_how_many_scores_the_window_keeps(text, radius, expla
 
     answer = reveal(at, "masks_quiz_window", str(kept))
     assert f"with the share of the scores kept = {kept / (T * T):.3f}" in answer
-    assert md_escape(explains.format(kept=kept, naive=naive)) in answer
+    assert md_escape(words.window_question(T, radius, kept).explain) in answer  # its numbers: test_masks_cost_words
     assert _window_titles(at) == ["Sliding window mask (1 = may attend)", "Sliding window weights"]
     assert_array_equal(_z(at, "Sliding window mask"), ex.make_mask("window", T, radius=radius).astype(float))
     assert _z(at, "Sliding window mask").sum() == kept
@@ -146,8 +142,8 @@ def test_a_dilated_mask_equal_to_the_window_waits_for_the_reveal_too(present):
     query = {"predict": "1", "dilation": "1"} | ({"step": "4"} if present else {})
     at = quiz_page(PAGE, present=present, **query)
     assert not [f for f in figures(at) if "Dilated" in f["layout"]["title"]["text"]]
-    where = "in section 3" if present else "above"
-    assert any(f"reveal your prediction {where}" in i.value and "sliding window's" in i.value for i in at.info)
+    elsewhere = f" on section {list(words.SECTIONS).index('window') + 1}" if present else ""  # the question's place
+    assert words.dilated_hidden_note(elsewhere) in [i.value for i in at.info]
     if not present:
         T = len(ac.tokenize(DEFAULT))
         reveal(at, "masks_quiz_window", str(_window_count(T, 2)))
@@ -157,12 +153,12 @@ def test_a_dilated_mask_equal_to_the_window_waits_for_the_reveal_too(present):
 def test_predict_first_has_no_question_for_one_token():
     at = quiz_page(PAGE, predict="1", text="Hi")
     assert asked(at) == {}
-    assert any(c.value.startswith("Predict first has no question for one token") for c in at.caption)
+    assert words.NO_WINDOW_QUESTION in [c.value for c in at.caption]
     assert len(_window_titles(at)) == 2  # nothing is hidden when nothing is asked
 
 
 @pytest.mark.parametrize("step", ["1", "2", "3", "4", "5", "6"])
 def test_presenter_mode_asks_only_in_the_window_section(step):
     at = quiz_page(PAGE, present=True, predict="1", step=step)
-    expected = {"masks_quiz_window": "## **Section 3 of 6** · Sliding window mask"}  # the progress line: its heading
+    expected = {"masks_quiz_window": f"## **Section 3 of 6** · {words.SECTIONS['window']}"}  # the progress line
     assert asked(at) == (expected if step == "3" else {})

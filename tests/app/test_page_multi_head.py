@@ -8,6 +8,7 @@ from numpy.testing import assert_allclose
 
 import attn_core as ac
 from attn_core import lab_results
+from lessons.multi_head import words
 from tests.support.figdata import figure_by_title, figures, z_matrix
 from tests.support.lab_checks import app, drive
 from tests.support.quiz_checks import asked, options, prompt, reveal
@@ -71,7 +72,8 @@ def test_sizes_seed_and_causal(d_model, d_k, seed, causal):
 
 # --- predict first ---------------------------------------------------------------------------
 
-HEADS_HEADING, CONCAT_HEADING = "1. 4 heads, each with its own weights", "2. Concatenate, then mix with W_O"
+HEADS_HEADING = f"1. {words.heads_heading(4)}"  # the numbered deck's headers, section 1 and 2
+CONCAT_HEADING = f"2. {words.SECTIONS['concat']}"
 
 
 def _previous_share(text: str, n_heads: int = 4, d_model: int = 16, d_k: int = 4, seed: int = 0) -> np.ndarray:
@@ -137,7 +139,7 @@ def test_predict_first_on_tiny_sentences_and_one_head(text, heads, asks_previous
         assert options(at, "mh_quiz_previous") == [f"Head {h + 1}" for h in range(heads)]
         reveal(at, "mh_quiz_previous", f"Head {int(np.argmax(share)) + 1}")
     else:
-        assert any(c.value.startswith("Predict first has no question about these heads") for c in at.caption)
+        assert words.NO_PREVIOUS_QUESTION in [c.value for c in at.caption]
     reveal(at, "mh_quiz_concat", f"{T} × {heads * 4}")
     assert z_matrix(figure_by_title(at, "Concat(head_1..head_H)")["data"][0]).shape == (T, heads * 4)
 

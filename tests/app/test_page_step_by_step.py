@@ -13,10 +13,19 @@ from streamlit.testing.v1 import AppTest
 import attn_core as ac
 from attn_core import walkthrough as wt
 from attn_core.figures import safe_label
+from lessons.step_by_step import words
 from tests.conftest import ROOT
 from tests.support.figdata import decode, figure_by_title, figures, z_matrix
 from tests.support.hostile_corpus import HOSTILE
 from tests.support.quiz_checks import asked, options, reveal
+from tests.unit.test_step_by_step_words import (
+    check_aligned,
+    check_first_line,
+    check_share,
+    check_value_lengths,
+    check_x100,
+    check_zeros,
+)
 from ui.common import PICK_PLACEHOLDER, PRESETS
 
 PAGE = str(ROOT / "lessons" / "step_by_step" / "page.py")
@@ -456,12 +465,27 @@ def test_the_spread_sentence_is_the_pages_own_x(query):
     assert lesson.stats.x_mean_square == pytest.approx(np.mean(x**2))
 
 
-def test_step6_says_what_the_number_means_before_the_detail():
-    for query in ({}, {"x100": "1"}):
-        text = _step6(run_page(**query))
-        plain = text.index("In plain words: after the division, how widely the scores spread no longer depends on d_k")
-        assert plain < text.index("In this run std(S̃) =") < text.index("Here it is ")
-        assert ("(and on the ×100 switch, on now)" in text) == ("x100" in query)
+@pytest.mark.parametrize("query", [{}, {"x100": "1"}, {"x100": "1", "causal": "1", "text": PRESETS[1]}])
+def test_step6_states_this_runs_spread_and_what_x100_does_to_it(query):
+    """The spread sentence gives std(S~) before the split of X's mean square; with ×100 on, the
+    page's std(S~) is 100 times the one it has with the switch off (that run recomputed here), and
+    it counts the rows that put nearly all their weight on one key."""
+    at = run_page(**query)
+    text = _step6(at)
+    assert text.index("In this run std(S̃) =") < text.index("Here it is ")
+    overrides = {"text": query.get("text", PRESETS[0]), "causal": "causal" in query}
+    on, off = wt_lesson(**overrides, x100="x100" in query), wt_lesson(**overrides, x100=False)
+    np.testing.assert_allclose(trace_z(at, "S̃ ("), on.steps.scaled, rtol=1e-12)
+    check_x100(on, text, off)
+
+
+def wt_lesson(**overrides) -> wt.Lesson:
+    """The lesson for these settings, built from attn_core's walkthrough (not the page's words)."""
+    p = {**DEFAULTS, **overrides}
+    source = wt.seeded_source(
+        tuple(ac.tokenize(p["text"])), p["d_model"], p["d_k"], seed=p["seed"], positional=p["pos"]
+    )
+    return wt.lesson(source, scale=p["scale"], multiplier=100.0 if p["x100"] else 1.0, causal=p["causal"])
 
 
 def _markdown(at: AppTest, start: str) -> str:
@@ -471,7 +495,8 @@ def _markdown(at: AppTest, start: str) -> str:
 @pytest.mark.parametrize("pos", ["1", "0"])
 def test_step2_says_attention_alone_sees_a_set(pos):
     """Reverse the sentence: without positions every output is only reordered; with them the
-    outputs change. Both numbers are recomputed here by embedding the reversed words."""
+    outputs change. Both numbers are recomputed here by embedding the reversed words; with the
+    positions on, the sentence about P and its formula are the engine's positional_encoding."""
     at = run_page(pos=pos)
     tokens = ac.tokenize(PRESETS[0], max_tokens=64)
     w = ac.init_weights(16, 4, seed=0)
@@ -485,65 +510,65 @@ def test_step2_says_attention_alone_sees_a_set(pos):
     if pos == "1":
         moved = np.max(np.abs(out(tokens[::-1], True) - out(tokens, True)[::-1]))
         assert f"reading it backwards changes the outputs by up to {moved:.2f}." in text
+        pe = ac.positional_encoding(7, 16)
+        about_p = _markdown(at, "Row p of P")
+        assert f"P[6, 0] = sin 6 = {pe[6, 0]:.2f} and P[6, 1] = cos 6 = {pe[6, 1]:.2f}" in about_p
+        assert any(r"\sin\!\left(p / 10000^{2i/16}\right)" in b for b in latex_bodies(at))
     else:
         assert "reading it backwards changes" not in text
-    assert "BERT and GPT-2 learn a position vector for each place" in text and "(RoPE)" in text
+        assert not [m for m in at.markdown if m.value.startswith("Row p of P")]
 
 
-@pytest.mark.parametrize("query", [{}, {"causal": "1"}, {"text": PRESETS[1], "d_k": "8"}])
-def test_step5_counts_the_rows_where_a_longer_key_wins(query):
+@pytest.mark.parametrize(
+    "query",
+    [{}, {"causal": "1"}, {"text": PRESETS[1], "d_k": "8"}, {"seed": "5"}, {"seed": "5", "causal": "1", "d_k": "2"}],
+)
+def test_step5_says_which_key_won_and_why(query):
+    """The page's step 5 sentence against the page's own Q and K: where the winner is not the
+    best-aimed key, a longer key won only on a positive score, a shorter one where no score is
+    positive (?seed=5, row 1)."""
     at = run_page(**query)
-    _, _, steps = engine(
-        text=query.get("text", PRESETS[0]), causal=query.get("causal") == "1", d_k=int(query.get("d_k", 4))
-    )
-    q, k = trace_z(at, "Q, K, V (", "Q"), trace_z(at, "Q, K, V (", "K")
-    np.testing.assert_allclose(q, steps.q, atol=1e-12)
-    T = len(q)
-    differs = 0
-    for i in range(T):
-        keys = range(i + 1) if query.get("causal") == "1" else range(T)
-        by_score = max(keys, key=lambda j: q[i] @ k[j])
-        by_cos = max(keys, key=lambda j: q[i] @ k[j] / np.linalg.norm(k[j]))  # |q_i| is the same for every j
-        differs += by_score != by_cos
+    overrides = {"text": query.get("text", PRESETS[0]), "causal": query.get("causal") == "1"}
+    overrides |= {"d_k": int(query.get("d_k", 4)), "seed": int(query.get("seed", 0))}
+    lesson = wt_lesson(**overrides)
+    np.testing.assert_allclose(trace_z(at, "Q, K, V (", "Q"), lesson.steps.q, atol=1e-12)
+    np.testing.assert_allclose(trace_z(at, "Q, K, V (", "K"), lesson.steps.k, atol=1e-12)
     text = _markdown(at, "Row i compares token i's query")
-    assert "q·k = |q| |k| cos θ" in text and "So it is not the cosine similarity, which ignores length." in text
-    assert "the more the two vectors point the same way, the larger the score" not in text
-    if differs:
-        assert f"in {differs} of the {T} rows the highest score goes to a key that is not the one pointing" in text
-    else:
-        assert f"all {T} rows give their highest score to the key that points most nearly along" in text
+    check_aligned(lesson, text)
+    if query == {"seed": "5"}:
+        assert "a shorter key won" in text
 
 
-@pytest.mark.parametrize(("query", "zeros", "under"), [({}, 0, 0), ({"causal": "1"}, 21, 0)])
-def test_step8_says_non_negative_and_counts_the_zero_weights(query, zeros, under):
+@pytest.mark.parametrize(
+    "query",
+    [{}, {"causal": "1"}, {"text": PRESETS[1], "causal": "1", "x100": "1", "d_k": "16"}],
+    ids=["no-mask", "causal", "underflow"],
+)
+def test_step8_counts_the_zero_weights(query):
+    """The zeros, the masked cells and (×100 on a long causal sentence) a weight that underflows."""
     at = run_page(**query)
+    overrides = {"text": query.get("text", PRESETS[0]), "causal": "causal" in query, "x100": "x100" in query}
+    lesson = wt_lesson(**overrides, d_k=int(query.get("d_k", 4)))
     weights = trace_z(at, "A = softmax(M)")
-    assert int((weights == 0).sum()) == zeros and weights.min() >= 0
-    text = _markdown(at, "The softmax turns each row into weights that are never negative")
-    assert "positive weights" not in text
-    if zeros:
-        assert f"Here {zeros} of the {weights.size} weights are exactly 0: the masked cells." in text
-    else:
-        assert f"none of the {weights.size} weights is 0" in text
+    np.testing.assert_array_equal(weights == 0, lesson.steps.weights == 0)
+    assert weights.min() >= 0
+    check_zeros(lesson, _markdown(at, "The softmax turns each row into weights"), overrides["causal"])
+    if "x100" in query:
+        assert int((weights == 0).sum()) > int((~lesson.steps.mask).sum())  # one allowed weight rounds to 0
 
 
-def test_step8_names_weights_that_underflow_to_zero():
-    """×100 on a long causal sentence: some unmasked weights round to exactly 0 as well."""
-    query = {"text": PRESETS[1], "causal": "1", "x100": "1", "d_k": "16"}
-    at = run_page(**query)
-    _, _, steps = engine(text=PRESETS[1], causal=True, x100=True, d_k=16)
-    zeros, masked = int((steps.weights == 0).sum()), int((~steps.mask).sum())
-    assert (zeros, masked) == (67, 66)  # one allowed weight rounds to 0 in this run
-    assert int((trace_z(at, "A = softmax(M)") == 0).sum()) == zeros
-    text = _markdown(at, "The softmax turns each row into weights that are never negative")
-    assert f"Here {zeros} of the {steps.weights.size} weights are exactly 0: {masked} masked cells and " in text
-    assert f"and {zeros - masked} whose exponential is too small for a float64" in text
-
-
-def test_step9_names_the_feed_forward_networks_own_residual():
-    at = run_page()
-    text = _markdown(at, "Each output row is a blend of the value rows")
-    assert "then passed through a feed-forward network, which has its own residual and normalisation" in text
+def test_step9_and_the_footer_say_what_a_weight_is():
+    """Step 9 names this run's shortest and longest value rows; the footer's largest weight is
+    what it is (how much of v_j goes into z_i), beside the norm-based share, all from the page's
+    own V and weights."""
+    at = run_page(i="3")
+    lesson = wt_lesson()
+    np.testing.assert_allclose(trace_z(at, "Q, K, V (", "V"), lesson.steps.v, atol=1e-12)
+    check_value_lengths(lesson, _markdown(at, "**A weight is not importance.**"))
+    footer = next(m.value for m in at.markdown if m.value.startswith("- One head turned your"))
+    first, share = (line.removeprefix("- ") for line in footer.split("\n"))
+    check_first_line(lesson, first, causal=False)
+    check_share(lesson, share, 3)
 
 
 def test_mean_square_inputs_give_scaled_scores_of_about_their_mean_square():
@@ -580,7 +605,6 @@ def test_the_weights_help_counts_the_real_models_heads_from_its_config():
     config = json.loads((folder / "config.json").read_text())
     L, H = config["num_hidden_layers"], config["num_attention_heads"]
     assert f"one of the {L * H} trained heads ({L} layers of {H}) of all-MiniLM-L6-v2" in help_text
-    assert "A decoder head comes from the small causal model" in help_text
 
 
 def test_the_worked_softmax_table_names_the_masked_scores_m():
@@ -664,17 +688,18 @@ def test_predict_first_in_presenter_mode_says_where_the_question_is():
     at.query_params.update({"predict": "1", "step": "5"})
     at.run()
     assert not at.exception
-    assert any("Hidden until you reveal your prediction on step 8" in i.value for i in at.info)
+    assert any(f"Hidden until you reveal your prediction on step {WEIGHTS_STEP}" in i.value for i in at.info)
     assert not [b for b in at.button if b.key == "sbs_quiz_reveal"]
     at2 = AppTest.from_file(str(ROOT / "lessons" / "step_by_step" / "page.py"), default_timeout=60)
     at2.session_state["present"] = True
     at2.query_params.update({"predict": "1", "step": "8"})
     at2.run()
     assert [b.key for b in at2.main.button if b.key == "sbs_quiz_reveal"] == ["sbs_quiz_reveal"]
-    assert not any("on step 8" in i.value for i in at2.info)
+    assert not any(f"on step {WEIGHTS_STEP}" in i.value for i in at2.info)
 
 
-STEP_8 = "Step 8 · Attention weights (softmax)"
+WEIGHTS_STEP = list(words.STEPS).index("weights") + 1  # where the question is: ?step=8 opens it
+STEP_8 = f"Step {WEIGHTS_STEP} · {words.STEPS['weights']}"
 
 
 def test_predict_first_is_asked_in_step_8():
@@ -687,7 +712,9 @@ def test_predict_first_is_asked_in_step_8():
         at.session_state["present"] = True
         at = rerun_with(at, predict="1", step=step)
         assert asked(at) == {}
-        assert at.info and all("Hidden until you reveal your prediction on step 8" in i.value for i in at.info)
+        assert at.info and all(
+            f"Hidden until you reveal your prediction on step {WEIGHTS_STEP}" in i.value for i in at.info
+        )
 
 
 def rerun_with(at: AppTest, **query: str) -> AppTest:

@@ -62,10 +62,14 @@ def tokens_shown(at: AppTest) -> list[str]:
     return [item.split(":", 1)[1] for item in at.code[0].value.split("  ")]
 
 
-@pytest.mark.parametrize(("layer", "head"), [(0, 0), (3, 1), (5, 11)])
+@pytest.mark.parametrize(("layer", "head"), [(1, 1), (4, 2), (6, 12)])
 def test_a_real_head_shows_the_models_own_numbers(reference, layer, head):
+    """?layer=&head= hold the numbers shown, counted from 1: layer 4, head 2 is the model's
+    encoder.layer[3], head index 1."""
     at = run_page(weights="real", layer=str(layer), head=str(head), text=TIRED)
-    want = model_head(reference, TIRED, layer, head)
+    assert (at.selectbox(key="sbs_layer").value, at.selectbox(key="sbs_head").value) == (layer, head)
+    assert at.selectbox(key="sbs_layer").format_func(layer) == f"layer {layer}"
+    want = model_head(reference, TIRED, layer - 1, head - 1)
     assert tokens_shown(at) == want["tokens"]
     np.testing.assert_allclose(trace_z(at, "X ("), want["x"], atol=1e-6)
     for name in ("Q", "K", "V"):
@@ -78,8 +82,10 @@ def test_a_real_head_shows_the_models_own_numbers(reference, layer, head):
     assert f"{{{len(want['tokens'])} \\times {want['x'].shape[1]}}}" in " ".join(el.value for el in at.latex)
     assert any("b_q" in el.value for el in at.latex)  # the biases are in the formula
     (note,) = at.success
-    error = float(re.search(r"max \|Δ\| = (\d\.\de[+-]\d+)", note.value).group(1))
+    error = float(re.search(r"max \|Δ\| = (\d\.\de[+−]\d+)", note.value).group(1).replace("−", "-"))
     assert error < 1e-4 and "differ" not in note.value
+    assert note.value.startswith(f"Weights: layer {layer}, head {head} of all-MiniLM-L6-v2.")
+    assert any(m.value.startswith(f"X is what layer {layer} receives") for m in at.markdown)
     # The random-weight controls do not apply to a real head: the size sliders show the model's
     # own sizes (read here from the reference model's arrays) and cannot move.
     d_model_box, d_k_box = at.slider(key="sbs_d_model_model"), at.slider(key="sbs_d_k_model")
@@ -101,7 +107,7 @@ def test_the_random_heads_sizes_come_back_after_a_real_head():
 
 
 def test_switches_still_work_on_a_real_head(reference):
-    at = run_page(weights="real", layer="3", head="1", text=CONGESTED)
+    at = run_page(weights="real", layer="4", head="2", text=CONGESTED)
     at.toggle(key="sbs_causal").set_value(True)
     at.run()
     want = model_head(reference, CONGESTED, 3, 1)
@@ -114,16 +120,24 @@ def test_switches_still_work_on_a_real_head(reference):
     assert "differ from the model's on purpose" in at.success[0].value
 
 
-def test_the_suggested_head_shows_it_choosing_between_animal_and_street():
-    """The sidebar suggests layer 3, head 1 for the animal/street pair with the model's own numbers;
-    check them against what the page's Step 8 shows for each sentence."""
+def test_the_suggested_head_shows_it_choosing_between_animal_and_street(reference):
+    """The sidebar suggests the head in which "it" weights "animal" most (found here from the model's
+    own attentions, named from 1) with the model's own numbers; check them against what the page's
+    Step 8 shows for each sentence, on that head."""
+    model, tok = reference
+    enc = tok(TIRED, return_tensors="pt")
+    with torch.inference_mode():
+        att = torch.stack(model(**enc, output_attentions=True).attentions)[:, 0]  # (L, H, T, T)
+    names = tok.convert_ids_to_tokens(enc["input_ids"][0])
+    on_animal = att[:, :, names.index("it"), names.index("animal")]
+    layer, head = (int(n) + 1 for n in np.unravel_index(int(on_animal.argmax()), on_animal.shape))
     rows = {}
     for name, text in (("tired", TIRED), ("congested", CONGESTED)):
-        at = run_page(weights="real", layer="3", head="1", text=text)
+        at = run_page(weights="real", layer=str(layer), head=str(head), text=text)
         tokens, weights = tokens_shown(at), trace_z(at, "A = softmax(M)")
         row = weights[tokens.index("it")]
         rows[name] = (row[tokens.index("animal")], row[tokens.index("street")], tokens[int(row.argmax())])
-        caption = next(c.value for c in at.sidebar.caption if "layer 3, head 1" in c.value)
+        caption = next(c.value for c in at.sidebar.caption if c.value.startswith(f"Try layer {layer}, head {head} "))
     # The caption's numbers are the ones Step 8 shows for each sentence (attn_core on the model's head).
     (ta, ts, t_top), (ca, cs, c_top) = rows["tired"], rows["congested"]
     assert f"with “tired”, “it” puts {ta:.2f} of its weight on “animal” ({ts:.2f} on “street”)" in caption
@@ -144,8 +158,8 @@ def test_garbage_in_the_url_gives_defaults_and_clamped_indices():
     at.radio(key="sbs_weights").set_value("real")
     at.run()
     assert not at.exception
-    assert at.selectbox(key="sbs_layer").value == 5 and at.selectbox(key="sbs_head").value == 0
-    assert at.query_params["weights"] == "real" and at.query_params["layer"] == "5"
+    assert at.selectbox(key="sbs_layer").value == 6 and at.selectbox(key="sbs_head").value == 1
+    assert at.query_params["weights"] == "real" and at.query_params["layer"] == "6" and "head" not in at.query_params
 
 
 def test_a_missing_model_falls_back_to_random_weights(monkeypatch, tmp_path):

@@ -108,7 +108,7 @@ def articles() -> Matrix:
 EXPORTS = [
     Export("", "home_weights", home),
     Export("softmax-lab", "lab_bars_scaled", softmax_lab),
-    Export("multi-head", "mh_head_1", multi_head),
+    Export("multi-head", "mh_head_2", multi_head),
     Export("masks-and-cost", "masks_causal_weights", masks),
     Export("cross-attention", "cross_weights", cross),
     # Presenter mode, section 1: the page's last section (which loads the real model) is not run.

@@ -82,6 +82,7 @@ RM_CONGESTED = "The animal didn't cross the street because it was congested."
 PATHS = {
     "home": ("", Change("Try a sentence", "text", "the bear ate honey", to="the bear ate honey")),
     "step-by-step": ("step-by-step", Change("d_model (size of each token vector)", "d_model", "17")),
+    "step-by-step-decoder": ("step-by-step", Change("Head", "head", "3", to="head 3")),
     "softmax-lab": ("softmax-lab", Change("Keys per row T (entropy experiment)", "T", "13")),
     "multi-head": ("multi-head", Change("Heads H", "heads", None)),  # 3 -> 4, the default: left out
     "cross-attention": ("cross-attention", Change("d_k = d_v", "d_k", "16")),
@@ -106,6 +107,11 @@ WIDGETS = [
     ("step-by-step", "seed", "5", "Seed (random weights)", "5"),
     ("step-by-step", "scale", "0", "Divide the scores by √d_k", False),
     ("step-by-step", "pos", None, "Add positional encoding", True),
+    # Layers and heads as shown, counted from 1: layer 2, head 4 is the decoder's last head.
+    ("step-by-step-decoder", "weights", "decoder", "Weights", "A head of our small decoder (causal)"),
+    ("step-by-step-decoder", "layer", "2", "Layer", "layer 2"),
+    ("step-by-step-decoder", "head", "4", "Head", "head 4"),
+    ("step-by-step-decoder", "causal", "1", "Causal mask (no looking ahead)", True),  # the decoder keeps it on
     ("softmax-lab", "text", "a b c d e", "Sentence (its words label the keys)", "a b c d e"),
     ("softmax-lab", "seed", "7", "Seed for the scores", "7"),
     ("softmax-lab", "m", "50", "Multiplier m", "50.0"),

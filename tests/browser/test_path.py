@@ -144,11 +144,11 @@ def test_a_mask_toggle_names_the_steps_it_changed(tab) -> None:
         "(softmax), Step 9 · The output Z and One cell, worked through."
     )
     hrefs = [a.get_attribute("href") for a in note.locator("a").all()]
-    assert [h.split("#")[1] for h in hrefs] == ["sbs-step-7", "sbs-step-8", "sbs-step-9", "sbs-step-10"]
+    assert [h.split("#")[1] for h in hrefs] == ["sbs-masked", "sbs-weights", "sbs-output", "sbs-cell"]  # by name
     screenshot(page, "path-change-note")
     note.locator("a").first.click()
     page.wait_for_timeout(800)
-    top = page.locator("#sbs-step-7").evaluate("el => el.getBoundingClientRect().top")
+    top = page.locator("#sbs-masked").evaluate("el => el.getBoundingClientRect().top")
     assert 0 <= top < 300, f"the link left Step 7's heading at {top:.0f} px"
     # The worked cell's bars: key j = 1 highlighted, and no zero line drawn down the first bar.
     bars = page.evaluate(

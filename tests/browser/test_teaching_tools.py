@@ -21,6 +21,7 @@ import pytest
 import attn_core
 from attn_core import experiments
 from attn_core import walkthrough as wt
+from lessons.softmax_lab import words as lab_words
 from tests.browser.test_links import WIDGET_VALUE_JS
 from tests.support.browser.checks import Watch, chart_data, link_problems, screenshot
 from tests.support.browser.session import offline_context
@@ -266,13 +267,16 @@ def softmax(s: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def outcome(weights: np.ndarray) -> str:
-    """What the issue calls the right answer for softmax(m·s), read from the weights."""
-    if weights.max() > 0.9:
-        return "One key takes almost all the weight"
-    if weights.max() - weights.min() < 0.05:
-        return "They become about equal"
-    return "They stay about as they are"
+def outcome(before: np.ndarray, after: np.ndarray) -> str:
+    """The right answer for softmax(m·s) against softmax(s), read from the weights (the rule of
+    lessons/softmax_lab/words.py, whose property test checks it over many scores)."""
+    if np.abs(after - before).max() < lab_words.MOVED:
+        return lab_words.STAY
+    if after.max() > lab_words.ALMOST_ALL:
+        return lab_words.TAKE_ALL
+    if after.max() - after.min() < lab_words.EVEN:
+        return lab_words.EQUAL
+    return lab_words.GROWS if after.max() > before.max() else lab_words.SHRINKS
 
 
 @pytest.mark.parametrize(("theme", "presenting"), [("light", False), ("dark", True)], ids=["light", "dark-presenting"])
@@ -281,15 +285,15 @@ def test_predict_then_reveal_softmax_lab(page, watch, request, theme: str, prese
     open_app(page, app.url, "softmax-lab?predict=1" + ("&present=1" if presenting else ""))
     scores = experiments.random_scores(8, seed=0)
     plain, scaled = softmax(scores), softmax(100.0 * scores)
-    assert outcome(scaled) == "One key takes almost all the weight"  # max > 0.9
+    assert outcome(plain, scaled) == lab_words.TAKE_ALL  # max > 0.9
     titles = chart_titles(page)
     assert "Weights softmax(m·s)" not in titles and "Weights softmax(s)" not in titles, titles
 
-    choose(page, "Your pick", "One key takes almost all the weight")
+    choose(page, "Your pick", lab_words.TAKE_ALL)
     assert slide(page, "Your estimate of the largest weight after multiplying", 10) == "1.00"
     click(page, main_button(page, "Reveal"), lambda: len(answers(page)) == 1, "the answer")
     assert answers(page)[0].startswith(
-        f"The answer: One key takes almost all the weight, with the largest weight after multiplying = "
+        f"The answer: {lab_words.TAKE_ALL}, with the largest weight after multiplying = "
         f"{scaled.max():.3f}. Your pick was right. Your estimate 1.00 was off by {1 - scaled.max():.3f}."
     )
     assert score_lines(page)[0].startswith("Your predictions this session: 1 of 1 right")
@@ -305,9 +309,9 @@ def test_predict_then_reveal_softmax_lab(page, watch, request, theme: str, prese
     assert "Weights softmax(m·s)" not in chart_titles(page)
     click(page, main_button(page, "Reveal"), lambda: len(answers(page)) == 1, "the second answer")
     assert answers(page)[0].startswith(
-        f"The answer: {outcome(plain)}, with the largest weight after multiplying = {plain.max():.3f}."
+        f"The answer: {outcome(plain, plain)}, with the largest weight after multiplying = {plain.max():.3f}."
     )
-    still_right = outcome(plain) == "One key takes almost all the weight"  # the pick is kept
+    still_right = outcome(plain, plain) == lab_words.TAKE_ALL  # the pick is kept
     assert score_lines(page)[0].startswith(f"Your predictions this session: {1 + still_right} of 2 right")
     assert not link_problems(page, watch, app)
 

@@ -17,3 +17,30 @@ def attention_sizes(max_T: int, max_d_model: int, max_d_k: int) -> dict[str, st.
         "cross": st.booleans(),
         "scale": st.booleans(),
     }
+
+
+EXAMPLES = (
+    "The cat sat on the mat.",
+    "the cat sat on the mat",  # an exact repeat: "the" twice, in the same case
+    "The animal didn't cross the street because it was too tired.",
+    "Le chat s'est assis sur le tapis.",
+    "a",
+    "the the the the",
+)
+
+
+def token_lists(min_size: int = 1, max_size: int = 64) -> st.SearchStrategy[tuple[str, ...]]:
+    """The tokens of a sentence a student might type, as attn_core.tokenize cuts them: the app's
+    examples, the hostile corpus (tests/support/hostile_corpus.py) and any text Hypothesis makes,
+    with ``min_size`` to ``max_size`` tokens (repeats, markup, emoji and right-to-left text included)."""
+    from attn_core import tokenize
+    from tests.support.hostile_corpus import HOSTILE
+
+    texts = st.one_of(
+        st.sampled_from(EXAMPLES + tuple(HOSTILE.values())),
+        st.text(min_size=1, max_size=120),
+        st.lists(st.sampled_from(("the", "cat", "le", "chat", ".", "<b>", "$x$", "🐈")), min_size=1, max_size=70).map(
+            " ".join
+        ),
+    )
+    return texts.map(lambda text: tuple(tokenize(text, max_tokens=max_size))).filter(lambda t: len(t) >= min_size)

@@ -249,3 +249,19 @@ def test_softmax_lab_competition_by_its_formulas(index, delta):
     np.testing.assert_allclose(comp.sigmoid_after, 1 / (1 + np.exp(-raised)), rtol=1e-12)
     assert comp.softmax_sum == pytest.approx(1.0, abs=1e-12)
     assert comp.sigmoid_sum == pytest.approx(float(np.sum(1 / (1 + np.exp(-raised)))), rel=1e-12)
+
+
+@pytest.mark.parametrize(("tokens", "seed"), [(SENTENCE, 0), (MASKS_TOKENS, 5), (("one",), 0)])
+def test_mask_study_kv_step_is_the_causal_last_row(tokens, seed):
+    """Generating the last token from a KV cache: its query against every cached key and value,
+    no mask, gives the causal weights' last row and output row (torch's SDPA on the one row)."""
+    study = lab_results.mask_study(tokens, seed=seed)
+    x = ac.embed(list(tokens), 16, seed=seed)
+    w = ac.init_weights(16, 4, seed=seed)
+    q, k, v = _t(x[-1:] @ w.w_q), _t(x @ w.w_k), _t(x @ w.w_v)
+    expected = F.scaled_dot_product_attention(q, k, v).numpy()  # (1, d_v), no mask
+    np.testing.assert_allclose(study.kv_step.output, expected, atol=1e-12)
+    np.testing.assert_allclose(study.kv_step.weights[0], study.steps("causal").weights[-1], atol=1e-15)
+    np.testing.assert_allclose(study.kv_step.output[0], study.steps("causal").output[-1], atol=1e-12)
+    assert study.kv_step.mask is None and study.kv_step.k.shape == (len(tokens), 4)
+    assert study.kv_gap == float(np.abs(study.kv_step.weights[0] - study.steps("causal").weights[-1]).max())

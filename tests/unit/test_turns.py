@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ui.turns import one_at_a_time
+from ui.turns import arrivals, one_at_a_time
 
 
 def _wait_while_held(hold_s: float, wait_s: float) -> tuple[bool, float]:
@@ -64,9 +64,12 @@ def test_runs_take_turns_in_order_and_wait_while_the_line_moves():
 
     threads = []
     for n in range(5):
+        before = arrivals()
         threads.append(threading.Thread(target=run, args=(n,)))
         threads[-1].start()
-        time.sleep(0.02)  # arrive in this order
+        deadline = time.monotonic() + 5
+        while arrivals() == before and time.monotonic() < deadline:  # this run is in line before the next starts
+            time.sleep(0.001)
     for thread in threads:
         thread.join()
     assert order == list(range(5))

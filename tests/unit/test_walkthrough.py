@@ -59,9 +59,36 @@ def test_zero_weights_and_rows_where_length_beats_direction():
             by_score = max(keys, key=lambda j: s.q[i] @ s.k[j])
             by_cos = max(keys, key=lambda j: s.q[i] @ s.k[j] / (np.linalg.norm(s.q[i]) * np.linalg.norm(s.k[j])))
             differs += by_score != by_cos
-        assert stats.top_not_aligned == differs
+        assert stats.top_not_aligned == differs == stats.longer_key_won + stats.shorter_key_won
     assert run().stats.n_zero_weights == 0
     assert run("The animal didn't cross the street because it was too tired.", causal=True).stats.top_not_aligned > 0
+
+
+def test_a_longer_key_wins_only_on_positive_scores_and_a_shorter_one_on_negative():
+    """seed 5: row 1's scores are all negative and its winner is the shorter key; the two counts
+    split the rows where the winner is not the best-aimed key by the winner's length."""
+    source = wt.seeded_source(tuple(ac.tokenize("The cat sat on the mat.")), 16, 4, seed=5, positional=True)
+    lesson = wt.lesson(source)
+    s, stats = lesson.steps, lesson.stats
+    assert np.all(s.scores[1] < 0)
+    k_len = np.linalg.norm(s.k, axis=1)
+    cos = s.scores[1] / (np.linalg.norm(s.q[1]) * k_len)
+    winner, aimed = int(np.argmax(s.scores[1])), int(np.argmax(cos))
+    assert winner != aimed and k_len[winner] < k_len[aimed]
+    assert stats.shorter_key_won >= 1 and stats.top_not_aligned == stats.longer_key_won + stats.shorter_key_won
+
+
+def test_value_shares_are_the_lengths_of_the_parts_of_each_output():
+    """z_i = sum_j A_ij v_j: the part A_ij v_j has length A_ij |v_j|, and the norm-based shares
+    A_ij |v_j| / sum_l A_il |v_l| add up to 1 in every row."""
+    lesson = run(causal=True)
+    s, shares = lesson.steps, lesson.shares
+    parts = s.weights[:, :, None] * s.v[None, :, :]  # (T_q, T_k, d_v)
+    np.testing.assert_allclose(parts.sum(axis=1), s.output, atol=1e-12)
+    np.testing.assert_allclose(shares.weighted_norms, np.linalg.norm(parts, axis=2), atol=1e-12)
+    np.testing.assert_allclose(shares.value_norms, np.linalg.norm(s.v, axis=1))
+    np.testing.assert_allclose(shares.norm_shares.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(shares.norm_shares[np.triu_indices(5, 1)] == 0)  # masked keys hand on nothing
 
 
 @pytest.mark.parametrize("multiplier", [1.0, 100.0])
