@@ -107,6 +107,13 @@ def test_every_layer_and_head_a_page_names_is_counted_from_one(script: str, quer
 
 def test_the_check_catches_a_page_that_counts_from_zero() -> None:
     """The check itself: a zero, one past the last, and a range that starts at 0 are caught."""
-    texts = ["Layer 0, head 3", "head 13 of 12", "layers 0 to 5", "layer 6, head 12", "Layers 1-6", "their head 0 is head 1 here"]
+    texts = [
+        "Layer 0, head 3",
+        "head 13 of 12",
+        "layers 0 to 5",
+        "layer 6, head 12",
+        "Layers 1-6",
+        "their head 0 is head 1 here",
+    ]
     bad = _bad_mentions(texts, 6, 12)
     assert [b.split(":")[0] for b in bad] == ["Layer 0", "head 13", "layer 0 to 5"]
