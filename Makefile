@@ -6,19 +6,31 @@ CHROMIUM ?= /usr/bin/chromium
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run check test lint bench chromium postgresql screenshots clean
+.PHONY: run check test lint bench chromium postgresql caddy static serve screenshots clean
 
 run: $(VENV)/.run-stamp
 	$(VENV)/bin/streamlit run app.py
 
 # The fast tier, for every commit: ruff, the architecture contracts, and every test that needs
 # neither a browser nor the real model (tests/unit, tests/app), on two workers.
-check: lint postgresql
+check: lint postgresql caddy
 	EXPLORER_TIER=check $(PY) -m pytest -n 2 -m "not browser and not model" tests/unit tests/app
 
 # Everything, before a submission (and CI): the fast tier's lint first, then every test.
-test: lint chromium postgresql
+test: lint chromium postgresql caddy static
 	$(PY) -m pytest
+
+# The production recipe on this machine (docs/deploying.md): SERVERS app servers behind Caddy on
+# SERVE_PORT, on one class database: CLASS_DB_URL when set, else a throwaway PostgreSQL cluster.
+SERVERS ?= 2
+SERVE_PORT ?= 8080
+serve: $(VENV)/.run-stamp caddy postgresql static
+	$(PY) deploy/serve.py --servers $(SERVERS) --port $(SERVE_PORT)
+
+# Streamlit's static files with their .zst and .gz copies, which Caddy serves (deploy/precompress.py;
+# remade only when the installed Streamlit changed).
+static: $(VENV)/.run-stamp caddy
+	$(PY) deploy/precompress.py
 
 # One formatting rule: ruff format, enforced (a few data tables keep their rows with "# fmt: skip").
 lint: $(VENV)/.dev-stamp
@@ -26,7 +38,7 @@ lint: $(VENV)/.dev-stamp
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
-bench: $(VENV)/.bench-stamp chromium
+bench: $(VENV)/.bench-stamp chromium postgresql caddy static
 	$(PY) bench/bench.py
 
 # The README's projector and phone screenshots (assets/screen-*.png), from the running app.
@@ -91,5 +103,18 @@ postgresql:
 		echo "No PostgreSQL server (initdb): install it (apt-get install postgresql) or set PG_BIN=/path/to/bin"; exit 1; \
 	fi
 
+# Caddy, the reverse proxy of deploy/ (`make serve`, the proxy's browser test, the bench's phone
+# section), and zstd, which compresses Streamlit's bundles for it: Debian's packages, installed as
+# root when missing. On a host with systemd the caddy package also starts its own service on port 80
+# (docs/deploying.md says how deploy/Caddyfile replaces its configuration).
+caddy:
+	@if command -v caddy >/dev/null && command -v zstd >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing Debian's caddy and zstd for deploy/"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy zstd >/dev/null; \
+	else \
+		echo "No caddy or zstd: install them (apt-get install caddy zstd) for deploy/ and its test"; exit 1; \
+	fi
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache bench-results.json
+	rm -rf $(VENV) .pytest_cache .ruff_cache bench-results.json deploy/static

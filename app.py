@@ -40,11 +40,10 @@ st.html(HERE / "assets" / "layout.css")  # less empty space above the title
 mount_chart_tools()
 page = st.navigation(PAGES)
 present.toggle()
-theme.switch()
+theme.offer()
 with st.sidebar:
     copy_link()
-with one_at_a_time():  # a burst of reruns (a class at once) finishes in turn: see ui/turns.py
-    try:
-        class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
-    finally:
-        present.close()  # a presenter section's layout ends with the run
+# The page's own container (class st-key-page): the app's stylesheets select what the page shows
+# through it, not through Streamlit's inner structure (assets/present.css).
+with one_at_a_time(), st.container(key="page"):  # one_at_a_time: a burst of reruns (a class at once) finishes in turn
+    class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it

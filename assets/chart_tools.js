@@ -1,61 +1,20 @@
 // Chart tools, mounted once per run by app.py (st.components.v2, no iframe). For every
-// Plotly chart on the page:
+// Plotly chart on the page, after each time Plotly draws it (its own plotly_afterplot and
+// plotly_relayout events, on the chart's graph div; Plotly's functions are left as they are):
 // - its one-sentence description (layout.meta, a string computed on the server from the
 //   chart's numbers) becomes the accessible name of the drawing: role="img" and aria-label
 //   on the chart's main <svg>, so a screen reader says what the chart shows;
 // - the mode bar's buttons can be reached with Tab and pressed with Enter or Space, and the
 //   mode bar stays visible while one of them has focus (assets/charts.css);
 // - next to "download as PNG" sits "download as SVG": it presses Plotly's own button with
-//   the format switched to SVG for that one click.
+//   the format switched to SVG for that one click;
+// - what the server cannot know, since it never sees the browser's width: the heatmap's cell
+//   numbers, the title and the tick labels are fitted to the chart as drawn (see fitChart).
 // And for every "Show as table" table (st.table): the box it scrolls in, when it is wider or
 // taller than its column, can be focused with Tab and scrolled with the arrow keys, and is
-// named after its chart (WCAG 2.1.1; axe-core's scrollable-region-focusable).
-// And what the server cannot know, since it never sees the browser's width: every heatmap's
-// cell numbers and every chart title are fitted to the chart as drawn (see fitChart), and a
-// formula wider than its column is drawn smaller (see fitFormula).
-// Each chart's first draw at its final size: Streamlit hands a newly mounted chart to Plotly
-// at the figure's own size, and only then at the size it measured for it: two draws per change.
-// Plotly.react is wrapped so that the first call already gets that size: a chart on presenter
-// mode's stage (ui/present.py), whose box the stage's CSS has sized, is as tall as that box
-// (height="stretch" on the server); any other chart keeps its own height and gets its column's
-// width. Streamlit's second call then finds nothing to do (a second call while the first still
-// drew made Plotly draw it again).
-function sizeFirstDraw() {
-  const plotly = window.Plotly;
-  if (!plotly || plotly.__sizeFirstDraw) return;
-  plotly.__sizeFirstDraw = true;
-  const react = plotly.react;
-  plotly.react = function (gd, ...args) {
-    // Plotly.react(gd, data, layout, config) or, as Streamlit calls it, Plotly.react(gd, figure).
-    const figure = args.length === 1 && args[0] && !Array.isArray(args[0]) ? args[0] : null;
-    const layout = figure ? figure.layout : args[1];
-    const stage = gd && gd.closest && gd.closest('.st-key-present_stage [data-testid="stPlotlyChart"]');
-    const box = stage || (gd && gd.closest && gd.closest('[data-testid="stPlotlyChart"]'));
-    if (box && layout && layout.width === undefined) {
-      // Elsewhere the chart keeps its own height, and gets at once the width Streamlit will measure.
-      const width = box.closest('[data-testid="stElementContainer"]').getBoundingClientRect().width;
-      const height = stage ? box.getBoundingClientRect().height : layout.height;
-      if (width > 10 && (height === undefined || height > 10)) {
-        const sized = height === undefined ? { ...layout, width } : { ...layout, width, height };
-        args = figure ? [{ ...figure, layout: sized }] : [args[0], sized, ...args.slice(2)];
-      }
-    }
-    if (!box) return react.call(this, gd, ...args);
-    // Streamlit's second call (the measured size, which the first call already drew at) can
-    // carry the same figure in new objects; Plotly then draws it all again, more often when the
-    // first drawing has not finished. A call that repeats the last one exactly is left out.
-    let same = '';
-    try {
-      same = JSON.stringify(args);
-    } catch (err) {
-      same = '';
-    }
-    if (same && gd.__lastReact === same) return Promise.resolve(gd);
-    gd.__lastReact = same;
-    return react.call(this, gd, ...args);
-  };
-}
-
+// named after its chart (WCAG 2.1.1; axe-core's scrollable-region-focusable). A formula wider
+// than its column is drawn smaller (see fitFormula).
+// New charts, tables and formulas are found once per frame in which the page changed.
 export default function () {
   if (window.__chartTools) return;
   window.__chartTools = true;
@@ -136,9 +95,11 @@ export default function () {
   };
 
   // --- Fitting. The server sizes every chart for a nominal width; the browser draws it at the
-  // width it has: a phone's 390 px, a third of a projector, the sidebar open or not. After every
-  // draw (this runs on the DOM changes a draw makes), nothing is redrawn: the drawn text itself
-  // is resized, rounded or emptied, so a chart is still drawn once per change.
+  // width it has: a phone's 390 px, a third of a projector, the sidebar open or not. Right after
+  // Plotly draws, nothing is redrawn: the drawn text itself is resized, rounded or emptied, so a
+  // chart is still drawn once per change. Everything the fit reads from the page (boxes of tick
+  // labels, of a legend or panel names) is read before it writes anything, so the page is laid
+  // out once for it.
   const MIN_CELL_PX = 9; // a cell's number is never smaller: fewer digits, then none
   const MIN_NOTE_PX = 12; // the note a chart gets when its numbers are rounded or left out
   const CELL_PAD = 2; // px kept free between a number and its cell's edges
@@ -146,10 +107,19 @@ export default function () {
   const BASELINE = 0.35; // Plotly puts a cell number's baseline 0.35 em below the cell's centre
   const LINE_H = 1.2; // the spacing of a wrapped title's lines, in em
   const measure = document.createElement('canvas').getContext('2d');
+  const widths = new Map(); // "font|text" -> its width: a chart's numbers repeat from draw to draw
 
   const textWidth = (text, style, px) => {
-    measure.font = `${style.fontWeight || 'normal'} ${px}px ${style.fontFamily || 'sans-serif'}`;
-    return measure.measureText(text).width;
+    const font = `${style.fontWeight || 'normal'} ${px}px ${style.fontFamily || 'sans-serif'}`;
+    const key = `${font}|${text}`;
+    let width = widths.get(key);
+    if (width === undefined) {
+      if (measure.font !== font) measure.font = font;
+      width = measure.measureText(text).width;
+      if (widths.size > 20000) widths.clear();
+      widths.set(key, width);
+    }
+    return width;
   };
 
   // "−1.48" -> "−1.5", one decimal at least (a "0" for 0.04 would say too little); anything else
@@ -163,8 +133,8 @@ export default function () {
     return Number(value) === 0 ? value : sign + value;
   };
 
-  // Set a numeric attribute only when it differs: every write here is a DOM change this script
-  // itself observes, so writing the same value again would never let the page settle.
+  // Set a numeric attribute only when it differs (a write that changes nothing still costs a
+  // style and layout pass).
   const setNumber = (el, name, value) => {
     if (!(Math.abs(parseFloat(el.getAttribute(name)) - value) <= 0.01)) el.setAttribute(name, value);
   };
@@ -188,7 +158,8 @@ export default function () {
     const style = labels[0].style;
     const base = (trace.textfont && trace.textfont.size) || parseFloat(style.fontSize) || 12;
     const sizeFor = (texts) => {
-      const widest = Math.max(0, ...texts.map((t) => textWidth(t, style, base)));
+      let widest = 0;
+      for (const t of new Set(texts)) widest = Math.max(widest, textWidth(t, style, base));
       const byWidth = widest > 0 ? ((cellW - 2 * CELL_PAD) * base) / widest : base;
       const byHeight = (cellH - 2 * CELL_PAD) / GLYPH_H;
       return Math.min(base, Math.floor(Math.min(byWidth, byHeight) * 2) / 2);
@@ -209,9 +180,9 @@ export default function () {
       if (size < MIN_CELL_PX) texts = texts.map(() => '');
       how = 'blank';
     }
+    const px = `${size}px`;
     labels.forEach((label, i) => {
       if (label.textContent !== texts[i]) label.textContent = texts[i];
-      const px = `${size}px`;
       if (label.style.fontSize !== px) label.style.fontSize = px;
       const y = data[i].y + BASELINE * size;
       if (Number.isFinite(y)) setNumber(label, 'y', y);
@@ -236,10 +207,22 @@ export default function () {
     return lines;
   };
 
+  // The room for the title and the note: the top margin, less what else Plotly drew in it (a
+  // legend, panel names, column labels on top). Read before anything is written.
+  const titleRoom = (plot, full) => {
+    let room = (full.margin && full.margin.t) || 40;
+    const top0 = plot.getBoundingClientRect().top;
+    for (const el of plot.querySelectorAll('.infolayer .legend, .infolayer .annotation, .xaxislayer-above text')) {
+      const top = el.getBoundingClientRect().top - top0;
+      if (top > 0 && top < room) room = top - 2;
+    }
+    return room;
+  };
+
   // The title, wrapped onto as many lines as the chart's width needs, and under it the note,
-  // both inside the top margin (the title's font shrinks, down to MIN_NOTE_PX, where they would
-  // not fit). A title that fits on one line, with no note, is left exactly as Plotly drew it.
-  const fitTitle = (plot, full, note) => {
+  // both inside the room above the plot (the title's font shrinks, down to MIN_NOTE_PX, where they
+  // would not fit). A title that fits on one line, with no note, is left exactly as Plotly drew it.
+  const fitTitle = (plot, full, note, room) => {
     const title = plot.querySelector('.g-gtitle text.gtitle');
     const layer = plot.querySelector('.infolayer');
     let old = plot.querySelector('text.chart-fit-note');
@@ -251,14 +234,6 @@ export default function () {
     const base = title ? parseFloat(title.dataset.fitPx || style.fontSize) || 16 : 0;
     const x = title ? parseFloat(title.getAttribute('x')) || 0 : 2;
     const width = full.width - x - 4;
-    // The top margin, less what else Plotly drew in it (a legend, panel names, column labels on
-    // top): the title and the note go above those.
-    let room = (full.margin && full.margin.t) || 40;
-    const top0 = plot.getBoundingClientRect().top;
-    for (const el of plot.querySelectorAll('.infolayer .legend, .infolayer .annotation, .xaxislayer-above text')) {
-      const top = el.getBoundingClientRect().top - top0;
-      if (top > 0 && top < room) room = top - 2;
-    }
     const notePx = note ? Math.max(MIN_NOTE_PX, Math.round((base || 16) * 0.75)) : 0;
     const noteLines = note ? wrap(note, style, notePx, width) : [];
     const noteH = noteLines.length * notePx * LINE_H;
@@ -282,8 +257,13 @@ export default function () {
           title.dataset.fitY = title.getAttribute('y');
         }
         const y = top + px * 0.9;
-        const same = fitted && title.style.fontSize === `${px}px` && Math.abs(parseFloat(title.getAttribute('y')) - y) < 0.01
-          && Array.from(title.querySelectorAll('tspan[data-fit]')).map((t) => t.textContent).join('\n') === lines.join('\n');
+        const same =
+          fitted &&
+          title.style.fontSize === `${px}px` &&
+          Math.abs(parseFloat(title.getAttribute('y')) - y) < 0.01 &&
+          Array.from(title.querySelectorAll('tspan[data-fit]'))
+            .map((t) => t.textContent)
+            .join('\n') === lines.join('\n');
         if (!same) {
           title.textContent = '';
           title.style.fontSize = `${px}px`;
@@ -323,8 +303,10 @@ export default function () {
 
   // Tick labels that would run into each other (a narrower chart than the server planned for):
   // every k-th is kept, the smallest k that leaves a gap; the others are hidden (their names stay
-  // in the hover). Labels turned 45 degrees need 1.3 em between them along the axis.
-  const fitTicks = (plot) => {
+  // in the hover). Labels turned 45 degrees need 1.3 em between them along the axis. Returns,
+  // read now, what to hide; the caller hides it once everything has been read.
+  const tickPlan = (plot) => {
+    const plan = [];
     for (const layer of plot.querySelectorAll('.xaxislayer-above, .yaxislayer-above')) {
       const labels = Array.from(layer.querySelectorAll(':scope > .xtick > text, :scope > .ytick > text'));
       if (labels.length < 2) continue;
@@ -337,6 +319,13 @@ export default function () {
       const clear = (i, j) => Math.abs(at(boxes[j]) - at(boxes[i])) >= (size(boxes[i]) + size(boxes[j])) / 2 + 2;
       let k = 1;
       while (k < labels.length && !labels.every((_, i) => i % k || i + k >= labels.length || clear(i, i + k))) k += 1;
+      plan.push([labels, k]);
+    }
+    return plan;
+  };
+
+  const hideTicks = (plan) => {
+    for (const [labels, k] of plan) {
       labels.forEach((t, i) => {
         const want = i % k ? 'hidden' : '';
         if (t.style.visibility !== want) t.style.visibility = want;
@@ -346,14 +335,40 @@ export default function () {
 
   const fitChart = (plot) => {
     const full = plot._fullLayout;
-    if (!full || !full.width) return;
-    fitTicks(plot);
+    if (!full || !full.width || !plot.isConnected) return;
+    // Reads: the page is laid out once, for all of them (hidden tick labels keep their boxes).
+    const ticks = tickPlan(plot);
+    const room = titleRoom(plot, full);
+    // Writes.
+    hideTicks(ticks);
     let how = '';
     for (const group of plot.querySelectorAll('.heatmaplayer .hm')) {
       const got = fitCells(full, group);
       if (got === 'blank' || (got === 'rounded' && !how)) how = got;
     }
-    fitTitle(plot, full, NOTES[how] || '');
+    fitTitle(plot, full, NOTES[how] || '', room);
+  };
+
+  // After each draw of a chart: its name, its mode bar's keys and SVG button, its fitted text.
+  const drawn = (plot) => {
+    if (!plot._fullLayout || !plot.querySelector('svg.main-svg')) return;
+    label(plot);
+    svgButton(plot);
+    plot.querySelectorAll('.modebar-btn').forEach(keyboard);
+    fitChart(plot);
+  };
+
+  // A chart's graph div, the first time it is seen: Plotly has drawn it (Streamlit mounts a
+  // new one for every new figure) and draws it again on every size or data change, a zoom or a
+  // reset. Both events are Plotly's own, on this chart alone.
+  const charts = new WeakSet();
+  const watchChart = (plot) => {
+    charts.add(plot);
+    if (typeof plot.on === 'function') {
+      plot.on('plotly_afterplot', () => drawn(plot));
+      plot.on('plotly_relayout', () => drawn(plot));
+    }
+    drawn(plot);
   };
 
   // A display formula wider than the element it is in is drawn smaller, down to 60 %, instead of
@@ -361,7 +376,7 @@ export default function () {
   // (The formula's own box shrinks with it, so the width is the element's, not the box's.)
   const formulas = new WeakMap(); // element -> [its .katex, the width and the fonts it was fitted with]
   let fontsLoaded = 0; // KaTeX's fonts arrive after its first drawing, and widen it
-  const holderOf = (box) => box.closest('[data-testid="stElementContainer"]') || box.parentElement;
+  const holderOf = (box) => box.closest('.stElementContainer, [data-testid="stElementContainer"]') || box.parentElement;
   const fitFormula = (holder) => {
     const box = holder.querySelector('.katex-display');
     const katex = box && box.querySelector(':scope > .katex');
@@ -384,26 +399,16 @@ export default function () {
     }
   };
   const formulaHolders = new ResizeObserver((entries) => entries.forEach((e) => fitFormula(e.target)));
+  const displays = document.getElementsByClassName('katex-display'); // live: no query per frame
   document.fonts.addEventListener('loadingdone', () => {
     fontsLoaded += 1;
-    document.querySelectorAll('[data-testid="stMain"] .katex-display').forEach((box) => fitFormula(holderOf(box)));
+    for (const box of displays) fitFormula(holderOf(box));
   });
 
+  const plots = document.getElementsByClassName('js-plotly-plot');
   const update = () => {
-    sizeFirstDraw(); // Plotly's code arrives with the first chart
-    for (const plot of document.querySelectorAll('.js-plotly-plot')) {
-      label(plot);
-      svgButton(plot);
-      plot.querySelectorAll('.modebar-btn').forEach(keyboard);
-      // A redraw that only restyles the drawn text (a resize, a new size from Streamlit) adds or
-      // removes no element, so the observer below does not see it; Plotly's own event does.
-      if (!plot.__fitAfterPlot && typeof plot.on === 'function') {
-        plot.__fitAfterPlot = true;
-        plot.on('plotly_afterplot', () => fitChart(plot));
-      }
-      fitChart(plot);
-    }
-    for (const box of document.querySelectorAll('[data-testid="stMain"] .katex-display')) {
+    for (const plot of plots) if (!charts.has(plot)) watchChart(plot);
+    for (const box of displays) {
       const holder = holderOf(box);
       if (!formulas.has(holder)) formulaHolders.observe(holder); // its first report fits it
       else fitFormula(holder);

@@ -42,6 +42,7 @@ __all__ = [
     "dimension_check",
     "dot_example",
     "format_vector",
+    "longnet_rows",
     "parse_vector",
     "rows_columns",
     "shape_check",
@@ -83,7 +84,7 @@ DEFAULT_VECTORS: dict[str, tuple[float, ...]] = {
     "v_on": (-0.1, 0.3, 0.4),
     "v_mat": (0.6, -0.4, 0.8),
 }
-LEARNED_SCALES = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)  # std of learned-like q and k entries
+LEARNED_SCALES = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)  # std of the q and k entries: 1, then larger, an illustration
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -382,12 +383,12 @@ def conventions(
 
 @dataclass(frozen=True)
 class WinnerCheck:
-    """Softmax alone is not winner-takes-all; √d_k does not stop learned scores saturating."""
+    """Softmax alone is not winner-takes-all; √d_k does not stop larger scores saturating."""
 
     lab: Saturation  # the softmax lab's default scores (n = 8, seed 0) at m = 1 and m = 100
     max_entropy: float  # log2(n) bits
     d_k: int
-    scale: float  # std of the learned-like q and k entries
+    scale: float  # std of the q and k entries (mean 0): larger than 1 is an illustration, not measured
     rows: int  # rows of T scores sampled
     row_scaled: np.ndarray  # (T,) one row of q.k / √d_k with that scale
     row_weights: np.ndarray  # (T,) its softmax
@@ -445,6 +446,21 @@ def winner_check(scale: float = 3.0, *, d_k: int = 64, T: int = 8, rows: int = 2
         unit_mean_entropy=float(entropy(unit).mean()),
         unit_mean_top=float(unit.max(axis=1).mean()),
     )
+
+
+# --------------------------------------------------------------------------- LongNet's dilated attention
+
+
+def longnet_rows(segment: int, rate: int, head: int, start: int = 0) -> tuple[int, ...]:
+    """The positions one head of LongNet's dilated attention keeps in the segment of ``segment``
+    tokens that starts at ``start`` (Ding et al., 2023, §2.2-2.3): every ``rate``-th, from the
+    head's offset s_j = j mod r (``head`` j counted from 0, as the paper does).
+
+    Returns: positions, 0-based, in order
+    """
+    if segment < 1 or rate < 1 or head < 0 or start < 0:
+        raise ValueError(f"segment and rate must be >= 1, head and start >= 0, got {segment}, {rate}, {head}, {start}")
+    return tuple(range(start + head % rate, start + segment, rate))
 
 
 # --------------------------------------------------------------------------- the decoder's mask
@@ -533,7 +549,7 @@ class ArticlesLesson:
 def articles_lesson(texts: dict[str, str] | None = None, *, scale: float = 3.0, seed: int = 0) -> ArticlesLesson:
     """The whole page: the 3-number example with ``texts`` (name -> "a, b, c"), the 8-token
     causal table, rows or columns, the shapes, the two conventions (one seeded head, d = 8,
-    d_k = 4) and the winner-takes-all check with learned-like scores of std ``scale``.
+    d_k = 4) and the winner-takes-all check with q and k entries of std ``scale``.
     """
     causal = causal_check(seed)
     tokens = causal.tokens

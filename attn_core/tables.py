@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .numbering import head_name, layer_name
+
 __all__ = ["KINDS", "Table", "describe", "head_table", "labelled", "to_csv", "to_npy", "to_npz"]
 
 KINDS = ("weights", "signed", "bars", "lines", "mask")
@@ -41,6 +43,7 @@ class Table:
     row_title: str = "row"
     col_title: str = "column"
     extra: dict = field(default_factory=dict)  # more arrays for the .npz (e.g. tokens), not described
+    first_row: int = 0  # the position of the first row: a one-row table cut from a longer matrix (one query)
 
     def __post_init__(self) -> None:
         values = np.asarray(self.values)
@@ -61,15 +64,15 @@ def weights_table(weights: np.ndarray, rows, cols=None, *, name: str) -> Table:
     return Table(weights, tuple(rows), tuple(cols), name=name, kind="weights", row_title="query", col_title="key")
 
 
-def head_table(values: np.ndarray, name: str, *, first_layer: int = 0) -> Table:
-    """One number per head, values (L, H): rows "layer l", columns "head h" (layers counted
-    from ``first_layer``: 0 as bertviz does for BERT, 1 for our decoder)."""
+def head_table(values: np.ndarray, name: str) -> Table:
+    """One number per head, values (L, H): rows "layer 1", "layer 2", ..., columns "head 1", ...
+    (layers and heads counted from 1, as every page names them: attn_core.numbering)."""
     values = np.asarray(values)
     if values.ndim != 2:
         raise ValueError(f"values must have shape (L, H), one number per layer and head, got {values.shape}")
     L, H = values.shape
-    rows = [f"layer {layer + first_layer}" for layer in range(L)]
-    return Table(values, rows, [f"head {h}" for h in range(H)], name=name, row_title="layer", col_title="head")
+    rows, cols = [layer_name(layer) for layer in range(L)], [head_name(h) for h in range(H)]
+    return Table(values, rows, cols, name=name, row_title="layer", col_title="head")
 
 
 def _q(label: str, limit: int = 24) -> str:
@@ -129,7 +132,7 @@ def describe(table: Table, focus_row: int | None = None) -> str:
         col = int(np.argmax(np.where(finite[row], v[row], -np.inf)))
         return (
             f"{head} ({table.row_title} by {table.col_title}). "
-            f"{_first_up(_at(table.row_title, row, table.rows[row]))} puts most weight on "
+            f"{_first_up(_at(table.row_title, row + table.first_row, table.rows[row]))} puts most weight on "
             f"{_at(table.col_title, col, table.cols[col])} "
             f"({_n(v[row, col])}); averaged over the rows, a row's largest weight is {_n(float(np.mean(tops)))}."
             f"{masked_text}"
@@ -157,14 +160,15 @@ def describe(table: Table, focus_row: int | None = None) -> str:
     i, j = np.unravel_index(np.nanargmax(np.abs(flat)), v.shape)
     return (
         f"{head}, values from {_n(np.nanmin(flat))} to {_n(np.nanmax(flat))}. The largest in size is at "
-        f"{_at(table.row_title, i, table.rows[i])}, {_at(table.col_title, j, table.cols[j])} ({_n(v[i, j])})."
-        + masked_text
+        f"{_at(table.row_title, i + table.first_row, table.rows[i])}, {_at(table.col_title, j, table.cols[j])} "
+        f"({_n(v[i, j])})." + masked_text
     )
 
 
-def labelled(labels: tuple[str, ...]) -> list[str]:
-    """Labels made unique by their position ("0:the", "4:the"), for a table's header."""
-    return [f"{n}:{label}" for n, label in enumerate(labels)]
+def labelled(labels: tuple[str, ...], start: int = 0) -> list[str]:
+    """Labels made unique by their position ("0:the", "4:the"), for a table's header; ``start``:
+    the first label's position (a table's ``first_row``)."""
+    return [f"{n}:{label}" for n, label in enumerate(labels, start)]
 
 
 def _csv_cell(label: str) -> str:

@@ -133,6 +133,7 @@ class Decoder:
     n_heads = dim("weights.w_q", 1)
     d_model = dim("weights.w_q", 2)
     d_k = dim("weights.w_q", 3)
+    d_v = dim("weights.w_v", 3)  # w_v is (L, H, d_model, d_v)
 
     @property
     def max_tokens(self) -> int:
@@ -495,6 +496,8 @@ class TrainedHead:
     trained_score: float  # copy_score of each: the mean weight on the word after the earlier copy
     random_score: float
     accuracy_repeat: float  # how often the decoder's top guess is the next word, in the repeated part
+    d_model: int = 0  # both heads' sizes (the decoder's)
+    d_k: int = 0
 
 
 def trained_vs_random(decoder: Decoder, text: str, seed: int = 0) -> TrainedHead:
@@ -520,6 +523,8 @@ def trained_vs_random(decoder: Decoder, text: str, seed: int = 0) -> TrainedHead
         trained_score=float(taught.induction[layer, head]),
         random_score=float(copy_score(random, taught.period)),
         accuracy_repeat=float(taught.accuracy_repeat),
+        d_model=int(decoder.d_model),
+        d_k=int(decoder.d_k),
     )
 
 

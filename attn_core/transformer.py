@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -481,12 +482,14 @@ def encoder_decoder_masks(source: tuple[str, ...], target: tuple[str, ...]) -> E
 
 @dataclass(frozen=True)
 class Cost:
-    """Self-attention against a recurrent layer of the same width d (Vaswani et al., table 1),
-    counted in multiply-adds for T tokens.
+    """Self-attention against recurrent layers of the same width d (Vaswani et al., §4 and
+    table 1), counted in multiply-adds for T tokens.
 
     Attention: the Q, K, V and output projections (4·T·d², with H·d_k = d) plus the scores
     QKᵀ and the weighted sum AV (2·T²·d). A simple recurrent layer, h_t = tanh(x_t W_x +
-    h_(t-1) W_h), does two d × d products a step: 2·T·d².
+    h_(t-1) W_h), does two d × d products a step: 2·T·d². An LSTM, what the transformer
+    replaced, does the same for each of its four gates (input, forget, output, candidate):
+    8·T·d², more than attention exactly when T < 2d.
     """
 
     T: int
@@ -494,6 +497,7 @@ class Cost:
     projection_ops: int  # 4·T·d²: W_q, W_k, W_v and W_O on every token
     score_ops: int  # 2·T²·d: QKᵀ and AV, every pair of tokens
     recurrent_ops: int  # 2·T·d²: x_t W_x and h_(t-1) W_h at each of the T steps
+    lstm_ops: int  # 8·T·d²: the same two products for each of an LSTM's four gates
     attention_sequential: int  # 1: every position at once
     recurrent_sequential: int  # T steps, one after the other
     attention_path: int  # 1: any two tokens meet in one layer
@@ -502,6 +506,7 @@ class Cost:
     projection_curve: np.ndarray  # (n,) 4·T·d²
     score_curve: np.ndarray  # (n,) 2·T²·d
     recurrent_curve: np.ndarray  # (n,) 2·T·d²
+    lstm_curve: np.ndarray  # (n,) 8·T·d²
 
     @property
     def attention_ops(self) -> int:
@@ -512,6 +517,12 @@ class Cost:
     def attention_curve(self) -> np.ndarray:
         """(n,) 4·T·d² + 2·T²·d."""
         return self.projection_curve + self.score_curve
+
+    @property
+    def lstm_break_even(self) -> int:
+        """The T at which attention and an LSTM do the same multiply-adds: 4·T·d² + 2·T²·d = 8·T·d²
+        at T = 2d; attention does fewer below it, more above."""
+        return 2 * self.d
 
     @property
     def scores_overtake(self) -> int:
@@ -529,6 +540,7 @@ def cost(T: int, d: int) -> Cost:
         projection_ops=4 * T * d * d,
         score_ops=2 * T * T * d,
         recurrent_ops=2 * T * d * d,
+        lstm_ops=8 * T * d * d,
         attention_sequential=1,
         recurrent_sequential=T,
         attention_path=1,
@@ -537,6 +549,7 @@ def cost(T: int, d: int) -> Cost:
         projection_curve=4 * t * d * d,
         score_curve=2 * t * t * d,
         recurrent_curve=2 * t * d * d,
+        lstm_curve=8 * t * d * d,
     )
 
 
@@ -546,12 +559,32 @@ def cost(T: int, d: int) -> Cost:
 @dataclass(frozen=True)
 class SenseGroups:
     """Cosine similarity of one word's vectors, averaged over the pairs of sentences where it
-    has the same meaning and over those where it has different meanings."""
+    has the same meaning and over those where it has different meanings; and how often the
+    same gap comes from chance: the sentences regrouped in every way that keeps the groups'
+    sizes (an exact permutation test, which a handful of sentences cannot make small)."""
 
     same: float  # mean cosine over pairs with the same meaning
     different: float  # mean cosine over pairs with different meanings
     n_same: int  # such pairs
     n_different: int
+    same_values: tuple[float, ...] = ()  # (n_same,) each such pair's cosine
+    different_values: tuple[float, ...] = ()  # (n_different,)
+    groupings: int = 0  # the ways to split the sentences into groups of the meanings' sizes
+    as_large: int = 0  # of those, how many give a gap same - different at least this one's (itself included)
+
+    @property
+    def gap(self) -> float:
+        return self.same - self.different
+
+
+def _pair_means(similarity: np.ndarray, labels: tuple[object | None, ...]) -> tuple[list[float], list[float]]:
+    """The cosines of the pairs with one label and of those with two (unknown labels left out)."""
+    same, different = [], []
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            if labels[a] is not None and labels[b] is not None:
+                (same if labels[a] == labels[b] else different).append(float(similarity[a, b]))
+    return same, different
 
 
 def sense_groups(similarity: np.ndarray, labels: tuple[str | None, ...]) -> SenseGroups | None:
@@ -564,15 +597,31 @@ def sense_groups(similarity: np.ndarray, labels: tuple[str | None, ...]) -> Sens
     S = len(labels)
     if similarity.shape != (S, S):
         raise ValueError(f"similarity must have shape (S={S}, S), got {similarity.shape}")
-    same, different = [], []
-    for a in range(S):
-        for b in range(a + 1, S):
-            if labels[a] is not None and labels[b] is not None:
-                (same if labels[a] == labels[b] else different).append(float(similarity[a, b]))
+    same, different = _pair_means(similarity, labels)
     if not same or not different:
         return None
+    gap = float(np.mean(same)) - float(np.mean(different))
+    known = [k for k, label in enumerate(labels) if label is not None]
+    seen, as_large = set(), 0
+    for order in itertools.permutations([labels[k] for k in known]):  # S <= 8: at most 40,320 orders
+        relabelled = list(labels)
+        for k, label in zip(known, order, strict=True):
+            relabelled[k] = label
+        groups = frozenset(frozenset(k for k in known if relabelled[k] == g) for g in set(order))
+        if groups in seen:
+            continue
+        seen.add(groups)
+        s, d = _pair_means(similarity, tuple(relabelled))
+        as_large += float(np.mean(s)) - float(np.mean(d)) >= gap - 1e-12
     return SenseGroups(
-        same=float(np.mean(same)), different=float(np.mean(different)), n_same=len(same), n_different=len(different)
+        same=float(np.mean(same)),
+        different=float(np.mean(different)),
+        n_same=len(same),
+        n_different=len(different),
+        same_values=tuple(same),
+        different_values=tuple(different),
+        groupings=len(seen),
+        as_large=int(as_large),
     )
 
 

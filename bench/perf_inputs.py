@@ -147,10 +147,12 @@ def home_title() -> str:
 
 
 def url_path(page_file: str) -> str:
-    """The url path app.py registers for ``lessons/<page_file>``."""
-    src = _source(APP)
-    line = next((ln for ln in src.splitlines() if f"lessons/{page_file}" in ln and "st.Page(" in ln), None)
-    if line is None:
-        raise Unavailable(f"lessons/{page_file} is not registered in app.py")
-    m = re.search(r"url_path=\"([^\"]*)\"", line)
-    return m.group(1) if m else Path(page_file).stem
+    """The url path of the lesson ``page_file`` names ("step_by_step.py": lessons/step_by_step/page.py),
+    from the one page list (lessons/pages.py)."""
+    from lessons import pages
+
+    lesson = Path(page_file).stem
+    found = next((p for p in pages.PAGES if p.lesson == lesson), None)
+    if found is None:
+        raise Unavailable(f"no page lessons/{lesson}/page.py in lessons/pages.py")
+    return found.url_path

@@ -39,7 +39,8 @@ _CHART_TOOLS = st.components.v2.component(
 
 
 def mount_chart_tools() -> None:
-    """Once per run (app.py): accessible names, keyboard and SVG download for every chart."""
+    """Once per run (app.py): accessible names, keyboard and SVG download for every chart, and
+    its numbers, title and ticks fitted to the size the browser draws it at."""
     _CHART_TOOLS(key="chart_tools")
 
 
@@ -198,10 +199,8 @@ def _send(fig: go.Figure, key: str, table: Table | None, into: Into) -> None:
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {"format": "png", "filename": _slug(name), "scale": 2}}
     if isinstance(into, present.Stage):
         where, fill = into.charts, into.fill
-    elif into is not None:
-        where, fill = into, False
-    else:  # legacy: a page that does not pass its stage yet
-        where, fill = present.chart_area() or st, present.fills_stage()
+    else:
+        where, fill = (st if into is None else into), False
     height = "stretch" if fill else "content"
     where.plotly_chart(fig, key=key, config=config, width="stretch", height=height, theme=None)
     if table is not None:
@@ -279,16 +278,11 @@ def labels_of(labels: dict) -> dict:
     return {k: labels[k] for k in ("row_title", "col_title") if k in labels}
 
 
-def side_by_side(draw, *charts: tuple, columns=None, into: present.Stage | None = None) -> None:
-    """``draw(*args)`` for each chart's arguments, each in a column of its own: ``columns``, else
-    new ones (on the section's stage ``into``, where ``draw`` gets each column's Stage as ``into=``)."""
-    if into is not None:
-        for column, args in zip(into.chart_columns(len(charts)), charts, strict=True):
-            draw(*args, into=column)
-        return
-    for column, args in zip(columns or present.chart_columns(len(charts)), charts, strict=True):
-        with column:
-            draw(*args)
+def side_by_side(draw, *charts: tuple, into: present.Stage) -> None:
+    """``draw(*args, into=column)`` for each chart's arguments, each in a column of its own on
+    the section's stage ``into`` (each column a Stage of its own)."""
+    for column, args in zip(into.chart_columns(len(charts)), charts, strict=True):
+        draw(*args, into=column)
 
 
 def show_lines(
@@ -414,7 +408,8 @@ def _frame(table: Table):
         return "−∞" if np.isneginf(x) else f"{x:.3f}".replace("-", "−")
 
     body = [[cell(float(x)) for x in row] for row in np.asarray(table.values, dtype=np.float64)]
-    rows, cols = ([md_escape(label) for label in tables.labelled(labels)] for labels in (table.rows, table.cols))
+    rows = [md_escape(label) for label in tables.labelled(table.rows, table.first_row)]
+    cols = [md_escape(label) for label in tables.labelled(table.cols)]
     frame = pd.DataFrame(body, index=rows, columns=cols)
     frame.index.name = md_escape(table.row_title)
     return frame
@@ -458,6 +453,7 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
         layout["title"] = _with_defaults(layout["title"], title)
     layout["datarevision"] = revision
     data = _plain(fig._data)
+    _fix_reversed_rows(layout, data)
     if scale != 1.0:
         layout, data = _scaled(layout, scale), [_scaled(trace, scale) for trace in data]
     # In place: building a second Figure costs as much as the first (its Layout objects are
@@ -468,6 +464,47 @@ def browser_figure(fig: go.Figure, scale: float = 1.0, revision: str | None = No
         props.clear()
         props.update(plain)
     return fig
+
+
+def _fix_reversed_rows(layout: dict, data: list[dict]) -> None:
+    """A heatmap's rows top-down as a fixed range instead of ``autorange="reversed"``, in place.
+
+    Plotly draws a reversed axis and then writes ``autorange=True`` and the range it found back
+    into the figure it was given. Right after mounting a chart Streamlit hands Plotly a fresh
+    copy of the figure as sent, whose "reversed" now reads as a change, and Plotly draws the
+    whole chart again. Where every trace on the axis is a heatmap (rows at 0, 1, ... or at the
+    y values it gives), the range is known here: from its last row's outer edge to its first's.
+    An axis tied to another (``scaleanchor``, ``constrain``) keeps its autorange."""
+    for key, axis in list(layout.items()):
+        if not (key.startswith("yaxis") and isinstance(axis, dict) and axis.get("autorange") == "reversed"):
+            continue
+        if "scaleanchor" in axis or "constrain" in axis or "range" in axis:
+            continue
+        ref = "y" + key[len("yaxis") :]
+        traces = [t for t in data if (t.get("yaxis") or "y") == ref]
+        rows = [_row_span(t) for t in traces]
+        if not rows or any(r is None for r in rows):
+            continue
+        top, bottom = min(r[0] for r in rows), max(r[1] for r in rows)
+        layout[key] = {**axis, "autorange": False, "range": [bottom, top]}
+
+
+def _row_span(trace: dict) -> tuple[float, float] | None:
+    """Where a heatmap trace's rows begin and end on its y axis (the outer edges of its first and
+    last cells, as Plotly draws them), or None for another trace."""
+    if trace.get("type") != "heatmap" or trace.get("z") is None or "y0" in trace or "dy" in trace:
+        return None
+    y = trace.get("y")
+    try:
+        ys = sorted(float(v) for v in y) if y is not None else None
+    except (TypeError, ValueError):  # category names: placed at 0, 1, ...
+        ys = None
+    if ys is None:
+        n = len(y) if y is not None else len(trace["z"])
+        return -0.5, n - 0.5
+    if len(ys) < 2:
+        return (ys[0] - 0.5, ys[0] + 0.5) if ys else None
+    return ys[0] - (ys[1] - ys[0]) / 2, ys[-1] + (ys[-1] - ys[-2]) / 2
 
 
 _SCALED_KEYS = {"height", "thickness", "l", "r", "t", "b", "pad"}

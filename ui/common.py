@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import attn_core as ac
 from attn_core.tables import number as num  # noqa: F401  (the pages' number format)
-from ui.markup import md_escape  # noqa: F401  (re-exported: the pages' escape)
+from ui.markup import (
+    md_escape,  # noqa: F401  (re-exported: the pages' escape)
+    token_list,
+)
+from ui.present import Stage
 
 MAX_TOKENS = 64  # NumPy pages: the token limit, enforced before any heavy work
 MAX_CHARS = 2000  # what a text box accepts
@@ -88,9 +93,13 @@ def checked_tokens(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sent
     return tokens
 
 
-def show_tokens(tokens: list[str]) -> None:
-    """The token list as literal text, numbered, so repeated words are visibly separate."""
-    st.code("  ".join(f"{i}:{t}" for i, t in enumerate(tokens)), language=None, wrap_lines=True)
+def show_tokens(tokens: Sequence[str], into: Stage | DeltaGenerator | None = None) -> None:
+    """The token list as literal text, numbered, so repeated words are visibly separate
+    (ui.markup.token_list). Markdown, which every page loads anyway: st.code would make the
+    browser fetch a 1.5 MB syntax highlighter for plain text. ``into``: a Stage or a container
+    (None: where the page is)."""
+    target = into.side if isinstance(into, Stage) else (into or st)
+    target.markdown(token_list(tokens))
 
 
 def fmt_vec(values: np.ndarray, digits: int = 2) -> str:

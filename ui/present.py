@@ -16,17 +16,12 @@ the whole width (``Deck.section(..., beside=False)``).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-
-# Streamlit's stack of ``with`` containers (internal, Streamlit 1.67): a section's text is sent
-# beside its charts by putting the stage's side area on it until the run ends (see _open).
-from streamlit.delta_generator_singletons import context_dg_stack
 
 from ui.reader import Reader
 from ui.state import Param, first_value
@@ -44,8 +39,7 @@ SECTION_KEY = "class_section"
 
 def start() -> bool:
     """Read ``?present=`` on the session's first run; returns whether presenter mode is on.
-    Called at the start of every run: no stage is open yet."""
-    _RUN.stage = None
+    Called at the start of every run."""
     if KEY not in st.session_state:
         st.session_state[KEY] = PARAM.parse(first_value(st.query_params.get_all(KEY)))
     return bool(st.session_state[KEY])
@@ -134,104 +128,10 @@ def reader() -> Reader:
     return Reader(presenting=on(), paged=paged(), following=following())
 
 
-# ----------------------------------------------------------------------- the legacy stage
-# Pages not yet passing their stage explicitly still land here: the stage's side area is
-# entered until the run ends. It goes once every page writes through a Stage.
-
-
-@dataclass(frozen=True)
-class _Stage:
-    charts: DeltaGenerator
-    side: DeltaGenerator
-
-
-_RUN = threading.local()  # one script run at a time per thread; start() and close() reset it
-
-
-def _stage() -> _Stage | None:
-    return getattr(_RUN, "stage", None)
-
-
-def _top() -> DeltaGenerator | None:
-    stack = context_dg_stack.get()
-    return stack[-1] if stack else None
-
-
-def _inside(dg: DeltaGenerator | None, area: DeltaGenerator) -> bool:
-    """Whether ``dg`` is ``area`` or a container made in it (a DeltaGenerator knows its parent)."""
-    while dg is not None:
-        if dg is area:
-            return True
-        dg = getattr(dg, "_parent", None)
-    return False
-
-
-def _open(beside: bool | float) -> None:
-    """Open the stage for the section being shown (presenter mode only): its charts on the
-    stage, the rest beside them (``beside``: True, or the side's share of the width) or below
-    them (False), until the run ends."""
-    close()
-    box = st.container(key=STAGE_KEY, border=False)
-    if beside:
-        share = SIDE_SHARE if beside is True else float(beside)
-        charts, side = box.columns([1 - share, share], gap="large")
-    else:
-        charts, side = box, st.container(key=f"{STAGE_KEY}_below", border=False)
-    side.__enter__()
-    _RUN.stage = _Stage(charts, side)
-
-
-def close() -> None:
-    """End this run's stage (app.py, once the page has run, whatever way it ended)."""
-    stage, _RUN.stage = _stage(), None
-    if stage is None:
-        return
-    stack = context_dg_stack.get()
-    for depth, dg in enumerate(stack):
-        if dg is stage.side:
-            context_dg_stack.set(stack[:depth])
-            return
-
-
 def stage(beside: bool | float = True) -> Stage:
     """The stage of a page without sections (Home): in presenter mode the charts fill the room
     left on the screen and the rest goes beside (or below) them."""
     return _new_stage(beside)
-
-
-def chart_area() -> DeltaGenerator | None:
-    """Where a chart goes: the stage's chart area while the section writes beside it (in its
-    side area or a container made there), else None (where the page is writing)."""
-    stage = _stage()
-    return stage.charts if stage is not None and _inside(_top(), stage.side) else None
-
-
-def fills_stage() -> bool:
-    """Whether a chart drawn now fills the stage's height (it lands on the stage)."""
-    stage = _stage()
-    top = _top()
-    return stage is not None and (_inside(top, stage.side) or _inside(top, stage.charts))
-
-
-def chart_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
-    """Columns for charts side by side: ``st.columns``, made in the stage's chart area when
-    presenting, where the charts in them share the stage's height."""
-    stage = _stage()
-    return (stage.charts if stage is not None else st).columns(spec, **kwargs)
-
-
-def control_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
-    """Columns for a section's own controls; in presenter mode one above the other in the
-    section's side area (where side by side they would be too narrow), as containers."""
-    if _stage() is not None:
-        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
-    return st.columns(spec, **kwargs)
-
-
-def formula(tex: str) -> None:
-    """A section's formula (st.latex): in presenter mode above the section's charts, as wide as
-    they are, rather than beside them where it would have to shrink."""
-    (chart_area() or st).latex(tex)
 
 
 def inputs() -> DeltaGenerator:
@@ -271,7 +171,7 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
-Key = int | str  # a section by its name ("weights"); a number is the legacy 0-based index
+Key = int | str  # a section by its name ("weights"), or by its 0-based place (the page map walks them)
 
 
 @dataclass(frozen=True)
@@ -286,25 +186,16 @@ class Deck:
     sections are numbered ("Step 4 of 9"); later ones are extras ("One cell, worked through").
     """
 
-    sections: Mapping[str, str] | tuple[str, ...]
+    sections: Mapping[str, str]
     step_key: str
     noun: str = "Section"
     counted: int | None = None
     by_name: bool = False
     numbered: bool = False  # section() draws "4. Title" as a header instead of "Step 4 · Title" as a subheader
-    values: tuple[str, ...] | None = None  # legacy: the state holds values[k] for section k
 
     def __post_init__(self) -> None:
-        if isinstance(self.sections, tuple):  # legacy: titles only, named by their index
-            names = tuple(str(k) for k in range(len(self.sections)))
-            object.__setattr__(self, "sections", dict(zip(names, self.sections, strict=True)))
-        if self.values is not None:
-            if len(self.values) != len(self.sections):
-                raise ValueError(
-                    f"a Deck needs one value per title: {len(self.values)} values, {len(self.sections)} titles"
-                )
-            object.__setattr__(self, "sections", dict(zip(self.values, self.sections.values(), strict=True)))
-            object.__setattr__(self, "by_name", True)
+        if not isinstance(self.sections, Mapping) or not self.sections:
+            raise ValueError(f"a Deck needs its sections as {{name: title}}, got {self.sections!r}")
         object.__setattr__(self, "sections", dict(self.sections))
 
     @property
@@ -356,10 +247,8 @@ class Deck:
         return f" on {self.noun.lower()} {k + 1}" if k < counted else f" in “{self.titles[k]}”"
 
     def anchor(self, key: Key) -> str:
-        """The id of a section's heading, for links to it: "sbs-weights" (legacy: "sbs-step-4")."""
+        """The id of a section's heading, for links to it: "sbs-weights"."""
         prefix = self.step_key.split("_")[0]
-        if isinstance(key, int) and self.names[key] == str(key):
-            return f"{self.step_key.replace('_', '-')}-{key + 1}"
         return f"{prefix}-{self.names[self.index(key)]}".replace("_", "-")
 
     def section(
@@ -379,8 +268,7 @@ class Deck:
         (True, or the side's share of the width; False: below them, for charts that need the
         whole width). ``heading`` words the heading otherwise than the title (outside presenter
         mode); ``header``: a deck without numbers draws it as a header, one level up from a
-        subheader (a section that stands for a part of the page). A legacy section (by number)
-        returns True and enters the stage's side area."""
+        subheader (a section that stands for a part of the page)."""
         if not ready or not self.shows(key):
             return None
         k = self.index(key)
@@ -389,10 +277,6 @@ class Deck:
                 st.header(f"{k + 1}. {heading or self.titles[k]}", anchor=self.anchor(key))
             else:
                 (st.header if header else st.subheader)(heading or self.heading(k), anchor=self.anchor(key))
-        if isinstance(key, int):  # legacy
-            if on():
-                _open(beside)
-            return True  # type: ignore[return-value]
         return _new_stage(beside)
 
     def heading(self, key: Key) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from ..numbering import head_label, head_name
 from . import (
     FONT_SIZE,
     HALF_WIDTH_PX,
@@ -122,7 +123,8 @@ def head_view(
     """bertviz-style head view: queries on the left, keys on the right, one line per weight.
 
     weights (H, T, T); ``lines`` choose the lines as ``head_view_edges`` does (heads,
-    threshold, query, region, sentence_b_start, hide). Each head has its own colour; a line's opacity is its weight,
+    threshold, query, region, sentence_b_start, hide; heads 0-based, named from 1 in the legend:
+    "head 1"). Each head has its own colour; a line's opacity is its weight,
     bucketed into N_BUCKETS levels so each head needs at most N_BUCKETS traces. Line
     traces carry meta {"head", "w_min", "w_max"} and the exact weights as customdata.
     """
@@ -156,11 +158,11 @@ def head_view(
                     connectgaps=False,
                     line=dict(color=HEAD_COLORS[head % len(HEAD_COLORS)], width=2),
                     opacity=float(max(edges[b + 1], 0.15)),
-                    name=f"head {head}",
-                    legendgroup=f"head {head}",
+                    name=head_name(head),
+                    legendgroup=head_name(head),
                     showlegend=first,
                     meta={"head": int(head), "w_min": float(edges[b]), "w_max": float(edges[b + 1])},
-                    hovertemplate=f"head {head}: weight %{{customdata:.3f}}<extra></extra>",
+                    hovertemplate=f"{head_name(head)}: weight %{{customdata:.3f}}<extra></extra>",
                 )
             )
             first = False
@@ -404,10 +406,11 @@ def _bars(
 
 def neuron_figures(nv, tokens: list[str], *, layer: int, head: int) -> dict[str, go.Figure]:
     """The neuron view of one query (a ``NeuronView``): q, k, q∘k, q·k
-    and the softmax, keyed "q", "k", "qk", "scores", "weights"."""
+    and the softmax, keyed "q", "k", "qk", "scores", "weights". ``layer`` and ``head`` are
+    0-based; the titles name them as every page does, from 1 ("layer 4, head 8")."""
     d_k = len(nv.q)
     dims = dim_labels(d_k)
-    where = f"layer {layer}, head {head}, query {nv.query}"
+    where = f"{head_label(layer, head)}, query {nv.query}"
     lim = float(max(np.abs(nv.q).max(), np.abs(nv.k).max())) or 1.0
     return {
         "q": heatmap(

@@ -1,5 +1,7 @@
 """Decoder (causal): a small trained decoder of our own, its causal heads, and the induction
 head it learned. NumPy only (attn_core.trained_decoder); the weights ship in assets/decoder/.
+Layers and heads are counted from 1, on the page and in its URL (?layer=2&head=1); the words
+are in lessons/decoder/words.py.
 """
 
 from __future__ import annotations
@@ -8,130 +10,49 @@ import numpy as np
 import streamlit as st
 
 from attn_core import figures as fg
+from attn_core import numbering as nb
 from attn_core import trained_decoder as dc
 from attn_core.figures import real_model as mf
 from attn_core.tables import head_table, weights_table
+from lessons.decoder import words
 from ui import outline, present, quiz, sentence
 from ui.charts import show_attention, show_bars, show_figure, show_lines, side_by_side
-from ui.common import MAX_CHARS, md_escape, show_tokens
+from ui.common import MAX_CHARS, once_per_server, show_tokens
 from ui.footer import footer
+from ui.present import Deck, Stage
+from ui.reader import Reader
 from ui.state import PageState, Param, clamp_index
 
-SECTIONS = ("Your words", "Every head", "Previous-token and induction heads", "Next-word guesses", "How it learned")
-DEFAULT_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
-N_RANDOM = 20  # the random button: this many words, then the same words again
-TIE = 0.001  # Predict first asks only when the right answer beats the next option by this much (3 decimals)
-
-
-@st.cache_resource(show_spinner=False)
-def _decoder() -> tuple[dc.Decoder | None, dc.Training | None, str | None]:
-    """The shipped decoder and its training record, once per server (or why they are missing)."""
-    try:
-        return dc.load_decoder(), dc.load_training(), None
-    except dc.DecoderLoadError as err:
-        return None, None, str(err)
-
-
-decoder, training, problem = _decoder()
+load = once_per_server(st.cache_resource(show_spinner=False))(words.load)
+decoder_lesson = once_per_server(st.cache_data(max_entries=256, show_spinner=False))(words.lesson)
+decoder, training, problem = load()
 LAYERS, HEADS = (decoder.n_layers, decoder.n_heads) if decoder is not None else (1, 1)  # the pickers' bounds
 STATE = PageState(
     "dec",
     (
-        Param("text", DEFAULT_TEXT, "text", max_chars=MAX_CHARS, shared=True),
-        Param("layer", min(1, LAYERS - 1), "int", lo=0, hi=LAYERS - 1),
-        Param("head", 0, "int", lo=0, hi=HEADS - 1),
+        Param("text", words.DEFAULT_TEXT, "text", max_chars=MAX_CHARS, shared=True),
+        Param("layer", min(2, LAYERS), "int", lo=1, hi=LAYERS),  # layers and heads as shown: from 1
+        Param("head", 1, "int", lo=1, hi=HEADS),
         Param("focus", None, "index"),
         Param("seed", 0, "int", lo=0, hi=99_999),
         Param("predict", False, "bool"),
-        Param("step", 1, "int", lo=1, hi=len(SECTIONS)),
+        Param("step", 1, "int", lo=1, hi=len(words.SECTIONS)),
     ),
 )
 K = STATE.key
 KEEP = {"persist_state": "page"}  # the head pickers keep their values while presenter mode shows another section
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _lesson(_decoder: dc.Decoder, text: str) -> dc.DecoderLesson:
-    """The page's one attn_core call."""
-    return dc.decoder_lesson(_decoder, text)
-
-
 def _random(decoder: dc.Decoder) -> None:
     """The button: N_RANDOM random words, then the same words again (a new seed each press)."""
     seed = int(st.session_state.get(K("seed"), 0)) + 1
     st.session_state[K("seed")] = seed
-    sentence.set_quietly(K("text"), " ".join(dc.random_repeated(decoder, N_RANDOM, seed=seed)))  # this page's own
+    sentence.set_quietly(K("text"), words.random_text(decoder, seed))  # this page's own
 
 
-def _intro(decoder: dc.Decoder | None, training: dc.Training | None) -> str:
-    """The opening paragraph; the model's sizes are read from the loaded decoder, and whether it
-    learned an induction head from its training record."""
-    if decoder is None:
-        return "Everything real on the other pages is an encoder, which looks both ways; this page runs a decoder."
-    kind = " attention-only" if decoder.attention_only else ""
-    parts = (
-        " Each layer only adds its heads' output to the word vectors (the residual stream): there is no "
-        "feed-forward network (MLP) and no LayerNorm."
-        if decoder.attention_only
-        else ""
-    )
-    return (
-        "Everything real on the other pages is an encoder, which looks both ways. This page runs a small "
-        f"**decoder** we trained ourselves for this app: an{kind} model with {decoder.n_layers} layers of "
-        f"{decoder.n_heads} causal heads (each word sees only itself and the words before it), a vocabulary of "
-        f"{len(decoder.vocab) - 1} common English words, and the same sinusoidal positions as Step by step.{parts} "
-        "It was trained to guess the next word in random word sequences where a stretch repeats"
-        + (
-            ", and it learned the famous trick for that: an **induction head**."
-            if training is not None and training.formed_at(dc.INDUCTION_THRESHOLD) is not None
-            else "; the trick for that is an **induction head**."
-        )
-    )
-
-
-def _learning(training: dc.Training, n_words: int) -> str:
-    """What the training record shows, every number read from training.json."""
-    threshold = dc.INDUCTION_THRESHOLD
-    formed = training.formed_at(threshold)
-    text = (
-        f"The induction head formed around step {formed}: the first evaluation where a head's induction score "
-        f"passed {threshold:g}."
-        if formed is not None
-        else f"No head's induction score passed {threshold:g} during training."
-    )
-    drop, rise = training.steepest_repeat_drop, training.steepest_induction_rise
-    if drop is not None and rise is not None:
-        steps, loss, first, best = training.steps, training.loss_repeat, training.loss_first, training.best_induction
-        text += (
-            f" The loss on the repeated words fell fastest between steps {steps[drop]} and {steps[drop + 1]}, "
-            f"from {loss[drop]:.2f} to {loss[drop + 1]:.2f}"
-        )
-        if drop == rise:
-            text += (
-                f", in the same stretch where the best induction score rose the most, from {best[rise]:.2f} to "
-                f"{best[rise + 1]:.2f}. Meanwhile the loss on the words before the repeat went from "
-                f"{first[drop]:.2f} to {first[drop + 1]:.2f}."
-            )
-        else:
-            text += (
-                f"; the best induction score rose the most between steps {steps[rise]} and {steps[rise + 1]}, "
-                f"from {best[rise]:.2f} to {best[rise + 1]:.2f}."
-            )
-        lowest, even = float(np.nanmin(first)), float(np.log(n_words))
-        if lowest >= even:
-            text += (
-                f" The words before the repeat are random, so no trick helps there: that loss never went below "
-                f"{lowest:.2f}, and an even guess over the {n_words} words scores ln {n_words} = {even:.2f}."
-            )
-    return (
-        f"{text} At the end the best head scores {training.best_induction[-1]:.2f} and the repeat accuracy is "
-        f"{training.repeat_accuracy[-1]:.2f} on held-out sequences with period {training.period}."
-    )
-
-
-def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
+def _scores_chart(key: str, scores: np.ndarray, title: str, into: Stage) -> None:
     """An (L, H) table of head scores as a small heatmap (scores in [0, 1]), with its table."""
-    table = head_table(scores, title, first_layer=1)
+    table = head_table(scores, title)
     fig = fg.heatmap(
         scores,
         rows=list(table.rows),
@@ -144,200 +65,35 @@ def _scores_chart(key: str, scores: np.ndarray, title: str) -> None:
         fmt=".2f",
         height=180,
     )
-    show_figure(fig, key, table=table)
+    show_figure(fig, key, table=table, into=into)
 
 
-def _best(scores: np.ndarray) -> tuple[int, int, float]:
-    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
-    return int(layer), int(head), float(scores[layer, head])
+# --------------------------------------------------------------------------- the sections
 
 
-def _earlier_copies(lesson: dc.DecoderLesson) -> list[int]:
-    """Where the last word (as the model reads it) appeared before, latest first."""
-    ids, t = lesson.run.ids, lesson.T - 1
-    return [s for s in range(t - 1, -1, -1) if ids[s] == ids[t]]
-
-
-def look_question(lesson: dc.DecoderLesson, labels: list[str]) -> tuple[quiz.Question, int, int] | None:
-    """Section 3: which word does the last word give the most weight in the strongest induction head
-    (the strongest previous-token head when the words do not repeat)? With the question, its head
-    (layer, head). None for one word, or when the top two weights are within TIE."""
-    kind = "induction" if lesson.induction is not None else "previous-token"
-    scores = lesson.induction if lesson.induction is not None else lesson.previous_token
-    if scores is None:
-        return None
-    layer, head, _ = _best(scores)
-    t = lesson.T - 1
-    row = lesson.run.attentions[layer, head, t]  # (T,)
-    first, second = np.sort(row)[::-1][:2]
-    if first - second < TIE:
-        return None
-    answer, copies = int(np.argmax(row)), _earlier_copies(lesson)
-    guesses = [t - 1, *(s + 1 for s in copies), *copies, t, 0, t - 2]
-    positions = sorted(list(dict.fromkeys([answer, *(n for n in guesses if n >= 0)]))[:5])
-    if kind == "previous-token" and answer == t - 1:
-        explain = "It is the word just before it: what a previous-token head looks at."
-    elif answer in (s + 1 for s in copies):
-        explain = (
-            f"It is the word right after an earlier “{lesson.run.tokens[answer - 1]}” (position {answer - 1}): "
-            "what followed this word last time, which is what an induction head looks up."
-        )
-    elif answer == t - 1:
-        explain = "It is the word just before it."
-    else:
-        explain = ""
-    question = quiz.Question(
-        key="dec_quiz_look",
-        prompt=f"Layer {layer + 1}, head {head} is the strongest {kind} head on these words. Which word does the "
-        f"last word, “{labels[t]}” (position {t}), give the most weight?",
-        options=tuple(f"{n}: {labels[n]}" for n in positions),
-        answer=positions.index(answer),
-        value=float(first),
-        value_label="its weight",
-        explain=explain,
-    )
-    return question, layer, head
-
-
-def next_question(lesson: dc.DecoderLesson, labels: list[str]) -> quiz.Question | None:
-    """Section 4: the model's top guess for the word after the last one, among its other top guesses
-    and the word that followed the last word's earlier copy. None when the top two are within TIE."""
-    t = lesson.T - 1
-    words, probs = lesson.top_words[t], lesson.top_probs[t]
-    if len(probs) > 1 and probs[0] - probs[1] < TIE:
-        return None
-    copies = _earlier_copies(lesson)
-    copied = lesson.run.tokens[copies[0] + 1] if copies else None  # what followed it last time
-    options = sorted(set(words) | ({copied} if copied else set()))
-    if copied is None:
-        explain = f"“{lesson.run.tokens[t]}” has not come before, so there is no earlier copy to follow."
-    elif copied == words[0]:
-        explain = f"Last time “{lesson.run.tokens[t]}” was followed by “{copied}”, and the model copies that."
-    else:
-        explain = f"Last time “{lesson.run.tokens[t]}” was followed by “{copied}”, but the model does not copy it here."
-    return quiz.Question(
-        key="dec_quiz_next",
-        prompt=f"What does the model guess comes after the last word, “{labels[t]}”, and how sure is it?",
-        options=tuple(options),
-        answer=options.index(words[0]),
-        value=float(probs[0]),
-        value_label="the probability of its top guess",
-        explain=explain,
-    )
-
-
-fresh = K("text") not in st.session_state  # the page's first run in this visit
-STATE.start()
-deck = present.Deck(SECTIONS, step_key=K("step"), numbered=True)
-RANDOM = "“Random sequence, repeated”" + (" (in the sidebar)" if present.on() else "")  # the button, where it is
-st.title("Decoder (causal): a model that reads left to right")
-present.intro(_intro(decoder, training))
-if decoder is None:
-    st.error(f"The decoder is not available: {md_escape(problem or 'unknown error')} The other pages keep working.")
-    st.stop()
-
-left, right = present.input_columns([3, 1], vertical_alignment="bottom")  # in presenter mode the sidebar
-n_words = len(decoder.vocab) - 1  # <unk> is not a word
-text = left.text_input(f"Words (from the model's {n_words}-word vocabulary)", key=K("text"), max_chars=MAX_CHARS)
-right.button(
-    "Random sequence, repeated",
-    on_click=_random,
-    args=(decoder,),
-    width="stretch",
-    help=f"{N_RANDOM} random words from the vocabulary, then the same {N_RANDOM} again",
-)
-inputs = present.inputs()  # the note, the expander and the messages, under the box
-with inputs:
-    sentence.note(
-        K("text"),
-        f"These are the words of your sentence from another page. The model knows only its {n_words} words, in "
-        "lower case: any other word or mark is read as <unk>, and the note below names them.",
-    )
-with inputs.expander(f"The {n_words} words the model knows"):
-    st.markdown(" · ".join(decoder.vocab[1:]))
-outline.steps(deck)
-predict = st.sidebar.toggle(
-    "Predict first",
-    key=K("predict"),
-    help="Guess where a head looks from the last word, and what the model guesses next, before you see it.",
-)
-lesson = _lesson(decoder, text or "")
-if lesson.empty:
-    STATE.sync()
-    inputs.info(f"Type some words above (the box is empty), or press {RANDOM}.")
-    st.stop()
-T, run = lesson.T, lesson.run
-labels = [f"{w}" if k else f"{w} (<unk>)" for w, k in zip(lesson.words, lesson.known, strict=True)]
-if lesson.truncated:
-    inputs.warning(
-        f"The model was trained on {decoder.max_tokens} words at most; only the first {dc.MAX_TOKENS} are used."
-    )
-if lesson.unknown:
-    shown = ", ".join(f"“{md_escape(w)}”" for w in lesson.unknown[:20])
-    inputs.warning(
-        f"Not in the model's vocabulary, so read as <unk>: {shown}"
-        + (f" and {len(lesson.unknown) - 20} more" if len(lesson.unknown) > 20 else "")
-        + ". Capitals do not matter; punctuation and other words become <unk>."
-    )
-look = look_question(lesson, labels) if predict else None  # (question, layer, head)
-guess = next_question(lesson, labels) if predict else None
-look_hidden = look is not None and not quiz.revealed(look[0])
-HIDDEN = "Hidden until you reveal your prediction{} (Predict first is on): {}"
-NO_QUESTION = "Predict first has no question here for these words: {}."
-deck.nav()
-outline.changes(
-    deck,
-    (
-        outline.fingerprint(run.tokens, lesson.period),
-        outline.fingerprint(run.attentions, lesson.mean_distance),
-        outline.fingerprint(lesson.previous_token, lesson.induction),
-        outline.fingerprint(lesson.loss, lesson.top_words, lesson.top_probs),
-        outline.fingerprint(training),
-    ),
-    {"Words": text},
-    fresh=fresh,
-)
-
-# --------------------------------------------------------------------------- your words
-if deck.section(0):
-    show_tokens(list(run.tokens))
-    if lesson.period is None:
-        st.markdown(
-            "These words do not repeat a stretch from the start, so there is nothing for an induction head to "
-            f"copy. Press {RANDOM} to see one at work."
-        )
-    else:
-        st.markdown(
-            f"From word {lesson.period} on, the words repeat the sequence from the start (period "
-            f"{lesson.period}). A model that has learned to copy can predict every repeated word."
-        )
-
-# --------------------------------------------------------------------------- every head
-if deck.section(1, beside=False, heading="Every head, causal"):
-    row = present.chart_columns(3) if present.on() else None  # on a projector the three charts abreast
-    st.markdown(
-        "Each small square is one head's attention matrix: row i is word i looking back. Everything above the "
-        "diagonal is exactly zero, because the causal mask gives those scores −∞ before the softmax."
-    )
+def every_head(stage: Stage, lesson: dc.DecoderLesson, labels: list[str], look) -> None:
+    """Section 2: every head's pattern, and one head (picked here) as a heatmap and a head view."""
+    look_hidden = look is not None and not quiz.revealed(look[0])
+    row = stage.chart_columns(3) if stage.fill else [stage] * 3  # on a projector the three charts abreast
+    st.markdown(words.GRID_TEXT)
     grid = mf.thumbnail_grid(
-        run.attentions,
-        title=f"All {decoder.n_layers * decoder.n_heads} heads: layers (rows) × heads (columns)",
-        row_names=[f"layer {layer + 1}" for layer in range(decoder.n_layers)],
-        col_names=[f"head {h}" for h in range(decoder.n_heads)],
-        selected=(STATE.value("layer"), STATE.value("head")),
+        lesson.run.attentions,
+        title=words.grid_title(decoder),
+        row_names=[nb.layer_name(layer) for layer in range(decoder.n_layers)],
+        col_names=[nb.head_name(h) for h in range(decoder.n_heads)],
+        selected=(nb.layer_index(STATE.value("layer")), nb.head_index(STATE.value("head"))),
         hidden=look[1:] if look_hidden else None,  # its pattern answers section 3's question
     )
     name = "How far back each head looks (mean distance in words)"
-    with row[0] if row else st.container():
-        show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name, first_layer=1))
-    st.caption(f"Largest weight above the diagonal in any head: {lesson.max_above_diagonal:g}.")
+    show_figure(grid, "dec_fig_grid", table=head_table(lesson.mean_distance, name), into=row[0])
+    st.caption(words.above_diagonal(lesson))
     if look_hidden:
-        st.caption(HIDDEN.format(" in section 3", f"the grey square, layer {look[1] + 1}, head {look[2]}."))
+        st.caption(words.hidden_square(*look[1:]))
     c1, c2, c3 = present.input_columns(3) if present.on() else st.columns(3)  # under the charts: the sidebar
-    layer = c1.selectbox(
-        "Layer", range(decoder.n_layers), key=K("layer"), format_func=lambda n: f"layer {n + 1}", **KEEP
-    )
-    head = c2.selectbox("Head", range(decoder.n_heads), key=K("head"), format_func=lambda n: f"head {n}", **KEEP)
+    layer = c1.selectbox("Layer", range(1, LAYERS + 1), key=K("layer"), format_func=_layer, **KEEP)
+    head = c2.selectbox("Head", range(1, HEADS + 1), key=K("head"), format_func=_head, **KEEP)
+    layer, head = nb.layer_index(layer), nb.head_index(head)
+    T = lesson.T
     st.session_state[K("focus")] = clamp_index(STATE.value("focus"), T, None)
     focus = c3.selectbox(
         "Focus on a word",
@@ -348,119 +104,76 @@ if deck.section(1, beside=False, heading="Every head, causal"):
         **KEEP,
     )
     if look_hidden and look[1:] == (layer, head):
-        st.info(HIDDEN.format(" in section 3", "this is the head the question asks about."))
-    else:
-        title = f"Layer {layer + 1}, head {head}: attention weights"
-        with row[1] if row else st.container():
-            show_attention(
-                "dec_fig_head",
-                run.attentions[layer, head],
-                labels,
-                title=title,
-                width_px=fg.FULL_WIDTH_PX,
-                focus_row=focus,
-            )
-        fig = mf.head_view(
-            run.attentions[layer],
-            labels,
-            heads=[head],
-            threshold=0.1,
-            query=focus,
-            title=f"Head view, layer {layer + 1}, head {head}",
-        )
-        with row[2] if row else st.container():
-            show_figure(
-                fig,
-                "dec_fig_head_view",
-                table=weights_table(run.attentions[layer, head], labels, name=f"Layer {layer + 1}, head {head}"),
-                focus_row=focus,
-            )
+        st.info(words.HIDDEN_HEAD)
+        return
+    weights, title = lesson.run.attentions[layer, head], words.head_title(layer, head)
+    show_attention(
+        "dec_fig_head",
+        weights,
+        labels,
+        title=f"{title}: attention weights",
+        width_px=fg.FULL_WIDTH_PX,
+        focus_row=focus,
+        into=row[1],
+    )
+    where = f"Head view, {nb.head_label(layer, head)}"
+    fig = mf.head_view(lesson.run.attentions[layer], labels, heads=[head], threshold=0.1, query=focus, title=where)
+    table = weights_table(weights, labels, name=title)
+    show_figure(fig, "dec_fig_head_view", table=table, focus_row=focus, into=row[2])
 
-# --------------------------------------------------------------------------- the two kinds of head
-if deck.section(2, heading="Previous-token heads and induction heads"):
-    row = present.chart_columns(2) if present.on() else None  # on a projector the two charts abreast
+
+def _layer(number: int) -> str:
+    return nb.layer_name(nb.layer_index(number))  # a picker's value is the shown number
+
+
+def _head(number: int) -> str:
+    return nb.head_name(nb.head_index(number))
+
+
+def two_kinds(stage: Stage, deck: Deck, lesson: dc.DecoderLesson, look, guess, predict: bool, reader: Reader) -> None:
+    """Section 3: the previous-token and induction scores, and where the strongest head looks."""
+    row = stage.chart_columns(2) if stage.fill else [stage] * 2  # on a projector the two charts abreast
     if look is not None:
         with st.container(border=True):
             quiz.ask(look[0])
-            if guess is None or not deck.shows(3):  # the score goes under the page's last question
+            if guess is None or not deck.shows("guesses"):  # the score goes under the page's last question
                 quiz.score_line()
     elif predict:
-        st.caption(NO_QUESTION.format(f"it needs two words, and one word the head prefers by {TIE:g} or more"))
-    st.markdown(
-        "A **previous-token head** sends each word's attention to the word just before it. It copies "
-        "“which word came before me” into each position's vector. An **induction head** in the next layer "
-        "uses that: its query is the current word, and its keys now say “the word before me was …”, so the "
-        "current word matches the position *right after* its own earlier occurrence. The head copies the "
-        "word it finds there, and that is the prediction: after “… cat sat … cat”, guess “sat”. Neither "
-        "head can do this alone; it works because the second layer reads what the first layer wrote."
-    )
+        st.caption(words.no_look_question())
+    st.markdown(words.KINDS_TEXT)
     if lesson.previous_token is not None:
-        with row[0] if row else st.container():
-            _scores_chart("dec_fig_prev", lesson.previous_token, "Previous-token score: mean weight on the word before")
-        pl, ph, pv = _best(lesson.previous_token)
-        st.caption(f"On these words the strongest previous-token head is layer {pl + 1}, head {ph} ({pv:.2f}).")
+        _scores_chart("dec_fig_prev", lesson.previous_token, words.PREVIOUS_TITLE, row[0])
+        st.caption(words.previous_caption(lesson.previous_token))
     if lesson.induction is not None:
-        with row[1] if row else st.container():
-            _scores_chart(
-                "dec_fig_induction",
-                lesson.induction,
-                f"Induction score: mean weight on the word after the earlier copy (period {lesson.period})",
-            )
-        il, ih, iv = _best(lesson.induction)
-        st.caption(
-            f"On these words the strongest induction head is layer {il + 1}, head {ih}: in the repeated part, "
-            f"each word puts on average {iv:.2f} of its attention on the word that followed its earlier copy."
-        )
+        _scores_chart("dec_fig_induction", lesson.induction, words.induction_title(lesson.period), row[1])
+        st.caption(words.induction_caption(lesson.induction))
     else:
-        st.info(f"The induction score needs words that repeat; press {RANDOM}.")
+        st.info(words.no_induction(reader))
 
-# --------------------------------------------------------------------------- guesses and loss
-if deck.section(3, heading="The model's next-word guesses"):
+
+def guesses(stage: Stage, lesson: dc.DecoderLesson, labels: list[str], guess, predict: bool) -> None:
+    """Section 4: the loss at each position, the top guesses, and what generating costs."""
     if guess is not None:
         with st.container(border=True):
             quiz.ask(guess)
             quiz.score_line()
     elif predict:
-        st.caption(NO_QUESTION.format(f"its top two guesses after the last word are within {TIE:g} of each other"))
-    guess_hidden = guess is not None and not quiz.revealed(guess)
-    positions = [f"{t + 1}:{lesson.words[t + 1]}" for t in range(T - 1)]
-    if T > 1:
-        show_bars(
-            "dec_fig_loss",
-            positions,
-            lesson.loss,
-            title="Loss at each position: −ln p(the actual next word)",
-            y_title="loss (nats)",
-            fmt=".1f",
-        )
-    if lesson.period is not None and lesson.loss_repeat is not None:
-        st.markdown(
-            f"Before the repeat (positions 1–{lesson.period}) the model can only guess, with a mean loss of "
-            f"{lesson.loss_first:.2f}. In the repeated part the mean loss is {lesson.loss_repeat:.2f} and the "
-            f"top guess is right {lesson.accuracy_repeat:.0%} of the time: the model learns from the text "
-            "in front of it, without any change to its weights (in-context learning)."
-        )
-    rows = []
-    for t in range(T):
-        guesses = "  ".join(f"{w} {p:.2f}" for w, p in zip(lesson.top_words[t], lesson.top_probs[t], strict=True))
-        if guess_hidden and t == T - 1:
-            guesses = "hidden until you reveal your prediction"
-        rows.append(
-            {
-                "position": t,
-                "word": labels[t],
-                "actual next": lesson.words[t + 1] if t + 1 < T else "—",
-                "top 5 guesses (probability)": guesses,
-                "loss": f"{lesson.loss[t]:.2f}" if t + 1 < T else "—",
-            }
-        )
-    st.table(rows)
+        st.caption(words.no_next_question())
+    if lesson.T > 1:
+        positions = words.loss_positions(lesson)
+        labels_ = {"title": words.LOSS_TITLE, "y_title": "loss (nats)", "fmt": ".1f"}
+        show_bars("dec_fig_loss", positions, lesson.loss, **labels_, into=stage)
+    if text := words.loss_text(lesson):
+        st.markdown(text)
+    st.markdown(words.kv_cache_text(decoder, lesson.T))
+    st.table(words.guess_rows(lesson, labels, hide_last=guess is not None and not quiz.revealed(guess)))
 
-# --------------------------------------------------------------------------- training
-if deck.section(4):
+
+def how_it_learned(stage: Stage) -> None:
+    """Section 5: the training record."""
     side_by_side(
-        lambda key, series, title, y_title: show_lines(
-            key, training.steps, series, title=title, x_title="training step", y_title=y_title
+        lambda key, series, title, y_title, into: show_lines(
+            key, training.steps, series, title=title, x_title="training step", y_title=y_title, into=into
         ),
         (
             "dec_fig_train_loss",
@@ -474,34 +187,87 @@ if deck.section(4):
             "Induction score and repeat accuracy",
             "",
         ),
+        into=stage,
     )
-    st.markdown(_learning(training, n_words))
-STATE.sync()
+    st.markdown(words.learning_text(training, words.n_words(decoder)))
 
 
-# --------------------------------------------------------------------------- what it showed
+def sections(deck: Deck, text: str, fresh: bool, reader: Reader) -> None:
+    """Every section for these words and the footer, or a note when the box is empty."""
+    inputs = present.inputs()  # the note, the expander and the messages, under the box
+    with inputs:
+        sentence.note(K("text"), words.carried_note(decoder))
+    with inputs.expander(f"The {words.n_words(decoder)} words the model knows"):
+        st.markdown(" · ".join(decoder.vocab[1:]))
+    outline.steps(deck)
+    predict = st.sidebar.toggle("Predict first", key=K("predict"), help=words.PREDICT_HELP)
+    lesson = decoder_lesson(decoder, text or "")
+    if lesson.empty:
+        inputs.info(words.empty(reader))
+        STATE.sync()
+        return
+    labels = words.labels(lesson)
+    if lesson.truncated:
+        inputs.warning(words.truncated(decoder))
+    if lesson.unknown:
+        inputs.warning(words.unknown_words(lesson))
+    look = words.look_question(lesson, labels) if predict else None  # (question, layer, head)
+    guess = words.next_question(lesson, labels) if predict else None
+    deck.nav()
+    run = lesson.run
+    prints = {
+        "words": outline.fingerprint(run.tokens, lesson.period),
+        "heads": outline.fingerprint(run.attentions, lesson.mean_distance),
+        "kinds": outline.fingerprint(lesson.previous_token, lesson.induction),
+        "guesses": outline.fingerprint(lesson.loss, lesson.top_words, lesson.top_probs),
+        "learning": outline.fingerprint(training),
+    }
+    outline.changes(deck, prints, {"Words": text}, fresh=fresh)
+    shown = []  # the stages drawn, in page order
+    if stage := deck.section("words"):
+        shown.append(stage)
+        with stage.side:
+            show_tokens(list(run.tokens))
+            st.markdown(words.repeat_text(lesson, reader))
+    if stage := deck.section("heads", beside=False, heading=words.HEADINGS["heads"]):
+        shown.append(stage)
+        with stage.side:
+            every_head(stage, lesson, labels, look)
+    if stage := deck.section("kinds", heading=words.HEADINGS["kinds"]):
+        shown.append(stage)
+        with stage.side:
+            two_kinds(stage, deck, lesson, look, guess, predict, reader)
+    if stage := deck.section("guesses", heading=words.HEADINGS["guesses"]):
+        shown.append(stage)
+        with stage.side:
+            guesses(stage, lesson, labels, guess, predict)
+    if stage := deck.section("learning"):
+        shown.append(stage)
+        with stage.side:
+            how_it_learned(stage)
+    STATE.sync()
+    if shown:  # into the last stage's side: on a projector nothing may follow the stage
+        with shown[-1].side:
+            footer(__file__, words.footer_lines(decoder, lesson, reader), deck)
 
 
-def what_it_showed(decoder: dc.Decoder, lesson: dc.DecoderLesson) -> list[str]:
-    """The footer's lines, from this run's lesson."""
-    lines = [
-        f"All {decoder.n_layers * decoder.n_heads} heads are causal: the largest weight any of them gives a later "
-        f"word is {lesson.max_above_diagonal:g}."
-    ]
-    if lesson.period is not None and lesson.loss_repeat is not None:
-        lines.append(
-            f"Before the repeat the mean loss was {lesson.loss_first:.2f}; in the repeated part it was "
-            f"{lesson.loss_repeat:.2f}, and the top guess was right {lesson.accuracy_repeat:.0%} of the time."
-        )
-    else:
-        lines.append(
-            "Your words do not repeat a stretch from the start, so an induction head has nothing to copy; "
-            f"{RANDOM} makes words that do."
-        )
-    if lesson.induction is not None:
-        layer, head, value = _best(lesson.induction)
-        lines.append(f"The strongest induction head on these words is layer {layer + 1}, head {head} ({value:.2f}).")
-    return lines
-
-
-footer(__file__, what_it_showed(decoder, lesson), deck)
+fresh = K("text") not in st.session_state  # the page's first run in this visit
+STATE.start()
+reader = present.reader()
+deck = present.Deck(words.SECTIONS, step_key=K("step"), numbered=True)
+st.title("Decoder (causal): a model that reads left to right")
+present.intro(words.intro(decoder, training))
+if decoder is None:
+    st.error(words.missing(problem))
+else:
+    left, right = present.input_columns([3, 1], vertical_alignment="bottom")  # in presenter mode the sidebar
+    label = f"Words (from the model's {words.n_words(decoder)}-word vocabulary)"
+    text = left.text_input(label, key=K("text"), max_chars=MAX_CHARS)
+    right.button(
+        "Random sequence, repeated",
+        on_click=_random,
+        args=(decoder,),
+        width="stretch",
+        help=f"{words.N_RANDOM} random words from the vocabulary, then the same {words.N_RANDOM} again",
+    )
+    sections(deck, text, fresh, reader)

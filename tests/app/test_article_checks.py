@@ -18,9 +18,10 @@ from streamlit.testing.v1 import AppTest
 from attn_core import article_checks as ar
 from attn_core import experiments as ex
 from attn_core import lab_results
+from lessons.articles import words
 from tests.support.figdata import decode, figure_by_title, z_matrix
 from tests.support.hostile_corpus import HOSTILE
-from ui.common import md_escape
+from ui.reader import SCREEN
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "lessons" / "articles" / "page.py")
@@ -204,17 +205,12 @@ def test_the_conventions_equation_keeps_x_i_a_row():
             assert_allclose(np.ravel(link), np.ravel(links[0]), atol=1e-12)
     assert_allclose(cv.scores_col, cv.scores_row, atol=1e-12)
     at = _run(_page())
-    chain = next(el.value for el in at.latex if r"(W^q x_i^\top)^\top" in el.value)
+    chain = words.CONVENTIONS_CHAIN
+    assert any(chain in el.value for el in at.latex)
     assert r"x_i\, W_q W_k^\top x_j^\top = q_i k_j^\top = (QK^\top)_{ij}" in chain
     assert r"x_i^\top (W^q)" not in chain and r"W^q x_i)" not in chain  # no column x_i
     text = _text(at)
-    assert r"writes each token's vector $x_i$ as a **row**" in text and r"which in this notation is $x_i^\top$" in text
-    assert "Kumar's article writes each token as a **column**" in text and "The articles write each token" not in text
-    assert "The course notes start with rows, as this app does" in text
-    assert (
-        "a $W^q$ of 8 × 4 times a column of 8 numbers is not defined; its transpose gives a query column of 4 × 1"
-        in (text)
-    )
+    assert words.CONVENTIONS_INTRO in text and words.conventions_text(cv) in text
 
 
 def test_the_notes_w_q_must_be_read_transposed_for_a_column():
@@ -239,8 +235,8 @@ def test_without_the_mask_a_decoder_sees_the_next_word():
     outs = {}
     for causal in (False, True):
         runs = []
-        for words in (dc.tokens, dc.changed):
-            x = torch.from_numpy(ar.embed(list(words), 8, seed=0))
+        for sentence in (dc.tokens, dc.changed):
+            x = torch.from_numpy(ar.embed(list(sentence), 8, seed=0))
             q, k, v = (x @ torch.from_numpy(m) for m in (w.w_q, w.w_k, w.w_v))
             runs.append(F.scaled_dot_product_attention(q, k, v, is_causal=causal).numpy())
         outs[causal] = float(np.max(np.abs(runs[0][:-1] - runs[1][:-1])))
@@ -315,59 +311,50 @@ def _g(value: float) -> str:
     return f"{value:.4g}".replace("-", "−")
 
 
-def test_page_states_the_computed_numbers():
+def test_page_shows_the_checks_sentences_and_numbers():
+    """The page shows the words module's sentences for the engine's checks (each checked against
+    its numbers in tests/unit/test_articles_words.py over many inputs), and its charts hold the
+    checks' own arrays."""
     at = _run(_page())
     lesson = ar.articles_lesson()
     text = _text(at)
-    d = lesson.dot
-    assert f"add up to **{_g(d.score_mat)}**, not the {_g(d.article_score)}" in text
-    assert "**−0.13**, not the 0.24" in text
-    assert "0.15 - 0.12 - 0.16 = -0.13" in text
-    fig = _fig(at, "Weights of “cat”")
-    assert_allclose(decode(fig["data"][0]["y"]), d.weights)
-    assert f"mat's weight would have been {d.article_weights[d.mat]:.3f}" in text
-    # 2. the causal table: the cells named, the masks drawn, the leak stated
-    assert "They leave q4ᵀk6 and q5ᵀk6 in" in text
-    c = lesson.causal
+    d, c, r, s, w = lesson.dot, lesson.causal, lesson.rows, lesson.shapes, lesson.winner
+    sentences = [
+        words.dot_result(d),
+        words.dot_latex(d),
+        words.mat_text(d),
+        *words.wrong_rows(c),
+        words.leak_text(c, SCREEN),
+        words.callebaut_text(lesson.decoder),
+        words.longnet_caption(),
+        words.rows_text(r),
+        words.shapes_text(s),
+        words.shapes_stop_text(s),
+        words.dimensions_text(lesson.dimensions),
+        words.conventions_text(lesson.conventions),
+        words.softmax_text(w),
+        words.SCALING_TEXT,
+        words.saturation_text(w, SCREEN),
+    ]
+    for sentence in sentences:
+        assert sentence in text, sentence[:80]
+    # the article's slip, as the engine finds it: −0.13, not 0.24; row k6, queries 4 and 5
+    assert d.score_mat == pytest.approx(-0.13) and list(c.wrong) == [(5, 3), (5, 4)]
+    assert_allclose(decode(_fig(at, "Weights of “cat”")["data"][0]["y"]), d.weights)
     article = _fig(at, "The notes' table")
     assert_array_equal(z_matrix(article["data"][0]), c.article.astype(float))
     assert list(zip(article["data"][1]["y"], article["data"][1]["x"], strict=True)) == [(5, 3), (5, 4)]
     assert_array_equal(z_matrix(_fig(at, "The correct table")["data"][0]), c.correct.astype(float))
-    assert f"“led” gives {c.leaked[0]:.3f} of its weight to “through”" in text
     assert_allclose(z_matrix(_fig(at, "Weights with the notes' mask")["data"][0]), c.steps_article.weights)
-    # 3. rows or columns
-    r = lesson.rows
     assert_allclose(z_matrix(_fig(at, "Softmax over each row")["data"][0]), r.by_row)
     assert_allclose(z_matrix(_fig(at, "Softmax over each column")["data"][0]), r.by_column)
     sums = _fig(at, "Row sums")["data"]
     assert_allclose(decode(sums[0]["y"]), 1.0) and assert_allclose(decode(sums[1]["y"]), r.row_sums[1])
     assert_allclose(decode(_fig(at, "Column sums")["data"][1]["y"]), 1.0)
-    assert "and a few lines later write the scores as S = QKᵀ" not in text
-    assert "Only further down do they pass the scores “through a softmax function column-wise”" in text
-    # the slips in words: the decoder's mask, LongNet's name, "typically" the same size
-    dc = lesson.decoder
-    assert (
-        f"the outputs of the {len(dc.tokens) - 1} words before it move by up to {dc.unmasked_change:.3f}; with the "
-        f"causal mask they move by {dc.causal_change:g}."
-    ) in text
-    assert "That is LongNet's dilated attention (Ding et al., 2023)" in text
-    dm = lesson.dimensions
-    assert "queries and keys “typically” share one dimension d_k. For a dot product they must" in text
-    assert f"it refuses: “{md_escape(dm.mismatch_error)}”" in text
-    assert f"with d_v = {dm.d_v} gives the same weights (max |Δ| = 0) and an output of shape 8 × {dm.d_v}." in text
-    # 4. shapes
-    s = lesson.shapes
-    assert f"is **{s.q.shape[0]} × {s.q.shape[1]}**" in text and "**16 × 4**" in text
     assert f"4. Shapes: Q is {s.q.shape[0]} × {s.q.shape[1]}" in [h.value for h in at.header]
-    assert f"gives {s.article_value:.4f} instead of {s.value:.4f}".replace("-", "−") in text
-    # 5. conventions
-    assert r"\right| = 0,\qquad" in text
-    # 6. winner takes all
-    w = lesson.winner
-    assert f"entropy is **{w.lab.entropy:.2f} bits** of a possible {w.max_entropy:.2f}" in text
-    assert "**2.41 bits** of a possible 3.00" in text
     assert_allclose(decode(_fig(at, "Weights softmax(s), m = 1")["data"][0]["y"]), w.lab.weights)
-    assert f"mean entropy is **{w.mean_entropy:.2f} bits**" in text
+    assert_allclose(decode(_fig(at, "Its softmax weights")["data"][0]["y"]), w.row_weights)
+    assert "learned-like" not in text  # s > 1 is an illustration, not a measured value
 
 
 def test_editing_a_vector_updates_the_page_and_the_url():
@@ -398,7 +385,7 @@ def test_the_url_sets_the_vectors_and_presenter_mode_shows_one_section():
     _run(at)
     headings = [m.value for m in at.markdown if m.value.startswith("## ")]  # the progress line is the heading
     assert not at.header and headings == ["## **Section 6 of 6** · Is softmax winner-takes-all?"]
-    assert "**2.41 bits**" in _text(at)
+    assert words.softmax_text(ar.winner_check()) in _text(at)
 
 
 @pytest.mark.parametrize("text", [*HOSTILE.values(), "**1**, 2, 3"], ids=[*HOSTILE, "markdown_numbers"])
@@ -407,5 +394,5 @@ def test_page_with_hostile_vector_text(text):
     at.text_input(key="art_k_mat").set_value(text)
     _run(at)
     assert any("k_mat" in w.value for w in at.warning)
-    assert "add up to **−0.13**" in _text(at)  # the article's value stands in
+    assert words.dot_result(ar.dot_example()) in _text(at)  # the article's value stands in
     assert "<script>" not in _text(at) and "href" not in _text(at)

@@ -46,7 +46,7 @@ class Box:
     labels: Callable[[list[str]], list[str]] = token_labels  # tokens -> the expected tick labels
     count: tuple[str, int] | None = None  # (title prefix, n): the page shows n charts so titled
     blank_hides_charts: bool = True  # False: the charts stay without the sentence (keys numbered)
-    fixed: str = ""  # the title of a chart that does not read the box (Home's trained head), kept when it is blank
+    fixed: str = ""  # part of the titles of charts that do not read the box (Home's two heads), kept when it is blank
     optional: bool = False  # blank is a valid answer: no message asked for
     own_tokenizer: bool = False  # a real model's WordPiece tokens: attn_core's token checks do not apply
     max_tokens: int = MAX_TOKENS  # the page uses this many tokens and says so when it cuts
@@ -72,7 +72,7 @@ def _step_by_step_is_the_engine(at: AppTest, text: str) -> None:
 
 
 BOXES = {
-    "home": Box("app.py", "home_text", ticks=(("Before training", "y"),), max_tokens=16, fixed="After training"),
+    "home": Box("app.py", "home_text", ticks=(("Your sentence", "y"),), max_tokens=16, fixed=" training: "),
     "step_by_step": Box(
         "step_by_step.py",
         "sbs_text",

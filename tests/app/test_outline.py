@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 import attn_core as ac
 from attn_core import transformer as tr
 from attn_core import walkthrough as wt
+from lessons.in_a_transformer import words as tf_words
 from lessons.step_by_step import words
 from tests.conftest import ROOT
 from tests.support.figdata import figure_by_title, z_matrix
@@ -69,9 +70,9 @@ def test_changed_sections_and_settings():
 
 
 def test_the_note_links_the_changed_sections_by_their_headings():
-    deck = Deck(("Tokens", "Scores", "Weights"), step_key="x_step", noun="Step")
+    deck = Deck({"tokens": "Tokens", "scores": "Scores", "weights": "Weights"}, step_key="x_step", noun="Step")
     text = outline.note_text(deck, [1, 2], ["Causal mask on"])
-    assert text == "Causal mask on. Changed: [Step 2 · Scores](#x-step-2) and [Step 3 · Weights](#x-step-3)."
+    assert text == "Causal mask on. Changed: [Step 2 · Scores](#x-scores) and [Step 3 · Weights](#x-weights)."
     assert outline.note_text(deck, [0, 1, 2], []) == "Every section changed."
 
 
@@ -232,7 +233,8 @@ def test_d_model_reaches_every_section_that_uses_it():
     at = _run(AppTest.from_file(TRANSFORMER, default_timeout=120))
     at.select_slider(key="tf_d_model").set_value(32)
     _run(at)
-    assert _linked(_note(at)) == [f"tf-step-{n + 1}" for n in expected]
+    names = list(tf_words.SECTIONS)
+    assert _linked(_note(at)) == [f"tf-{names[n]}".replace("_", "-") for n in expected]
     text = " ".join(m.value for m in at.markdown)
     assert "(random weights, d_model = 32, d_k = 8)" in text
     caption = next(c.value for c in at.caption if c.value.startswith("The batch:"))

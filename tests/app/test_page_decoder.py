@@ -50,10 +50,10 @@ def _run(at: AppTest, **query: str) -> AppTest:
 
 def test_a_repeated_sequence_shows_the_models_heads_scores_and_guesses(decoder, torch_model):
     words = dc.random_repeated(decoder, 20, seed=11)
-    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=" ".join(words), layer="1", head="2")
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=" ".join(words), layer="2", head="3")  # as shown
     logits, attentions = _torch_run(torch_model, decoder, words)
-    shown = z_matrix(figure_by_title(at, "Layer 2, head 2: attention weights")["data"][0])
-    np.testing.assert_allclose(shown, attentions[1, 2], atol=1e-6)
+    shown = z_matrix(figure_by_title(at, "Layer 2, head 3: attention weights")["data"][0])
+    np.testing.assert_allclose(shown, attentions[1, 2], atol=1e-6)  # layer 2, head 3: the arrays' [1, 2]
     assert np.all(shown[np.triu_indices(len(words), 1)] == 0)  # causal: nothing above the diagonal
 
     lesson = dc.decoder_lesson(decoder, " ".join(words))
@@ -75,7 +75,7 @@ def test_a_repeated_sequence_shows_the_models_heads_scores_and_guesses(decoder, 
     assert f"right {accuracy:.0%} of the time" in text
     assert accuracy >= 0.9  # the shipped model copies the repeat
     layer, head = np.unravel_index(np.argmax(induction), induction.shape)
-    assert any(f"strongest induction head is layer {layer + 1}, head {head}" in c.value for c in at.caption)
+    assert any(f"strongest induction head is layer {layer + 1}, head {head + 1}" in c.value for c in at.caption)
 
 
 def test_the_training_curve_is_the_training_record():
@@ -197,7 +197,10 @@ def test_how_it_learned_is_the_training_record():
     n_words = len(_config()["vocab"]) - 1
     assert "(no <unk>)" in record["eval_batch"]  # held-out words are drawn from the n_words real words
     assert first.min() > np.log(n_words)  # "no trick helps": never better than an even guess
-    assert f"never went below {first.min():.2f}" in text and f"ln {n_words} = {np.log(n_words):.2f}" in text
+    lowest = int(np.argmin(first))  # the model stays above the even guess; the page says by how much
+    assert f"ln {n_words} = {np.log(n_words):.2f}" in text
+    assert f"its lowest loss there was {first[lowest]:.2f} (at step {steps[lowest]})" in text
+    assert f"{first[lowest] - np.log(n_words):.2f} above the even guess" in text
     last = history[-1]
     assert f"best head scores {np.max(last['induction_score']):.2f}" in text
     assert f"repeat accuracy is {last['repeat_accuracy']:.2f}" in text
@@ -345,7 +348,8 @@ def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torc
     are revealed the asked head's chart and the last guesses are hidden."""
     layer, head, row, probs = _by_hand(torch_model, decoder, words, period)
     text = " ".join(words)
-    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1", layer=str(layer), head=str(head))
+    shown_at = {"layer": str(layer + 1), "head": str(head + 1)}  # the link names them as the page shows them
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), text=text, predict="1", **shown_at)
     assert dc.decoder_lesson(decoder, text).period == period
     assert asked(at) == {
         "dec_quiz_look": "3. Previous-token heads and induction heads",
@@ -354,13 +358,15 @@ def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torc
     kind = "induction" if period else "previous-token"
     T = len(words)
     assert prompt(at)[0] == "**Predict first.** " + md_escape(
-        f"Layer {layer + 1}, head {head} is the strongest {kind} head on these words. Which word does the last "
+        f"Layer {layer + 1}, head {head + 1} is the strongest {kind} head on these words. Which word does the last "
         f"word, “{words[-1]}” (position {T - 1}), give the most weight?"
     )
-    assert not [f for f in figures(at) if f["layout"]["title"]["text"].startswith(f"Layer {layer + 1}, head {head}:")]
+    assert not [
+        f for f in figures(at) if f["layout"]["title"]["text"].startswith(f"Layer {layer + 1}, head {head + 1}:")
+    ]
     assert any("reveal your prediction in section 3" in i.value for i in at.info)
     assert _grid_hidden(at) == (layer, head)  # nor its thumbnail in the grid of every head
-    assert any(f"the grey square, layer {layer + 1}, head {head}." in c.value for c in at.caption)
+    assert any(f"the grey square, layer {layer + 1}, head {head + 1}." in c.value for c in at.caption)
     assert _table_last_guesses(at) == "hidden until you reveal your prediction"
 
     look = options(at, "dec_quiz_look")
@@ -371,7 +377,7 @@ def test_predict_first_asks_where_the_head_looks_and_the_next_word(decoder, torc
     if period:
         assert best == T - period  # the word after the earlier copy of the last word
         assert md_escape(f"It is the word right after an earlier “{words[best - 1]}” (position {best - 1})") in answer
-    shown = z_matrix(figure_by_title(at, f"Layer {layer + 1}, head {head}: attention weights")["data"][0])
+    shown = z_matrix(figure_by_title(at, f"Layer {layer + 1}, head {head + 1}: attention weights")["data"][0])
     np.testing.assert_allclose(shown[-1], row, atol=1e-6)
     assert _grid_hidden(at) is None
 
@@ -431,3 +437,49 @@ def test_predict_first_shows_markup_and_unknown_words_literally(decoder, torch_m
     assert lesson.run.tokens[best - 1] == "<unk>" != words[best - 1]  # the shipped model looks after a copy
     assert md_escape(f"right after an earlier “<unk>” (position {best - 1})") in answer
     reveal(at, "dec_quiz_next", decoder.vocab[int(np.argmax(probs))])
+
+
+# --- one numbering ---------------------------------------------------------------------------
+
+
+def test_layers_and_heads_are_counted_from_1_in_the_pickers_charts_and_link(decoder):
+    """?layer=1&head=4 is layer 1, head 4 as the page shows them: the pickers say so, the charts hold
+    the arrays' [0, 3], the grid and the score tables name layers and heads from 1, and a picker writes
+    the number it shows back into the link. Out-of-range numbers are clamped to 1..L and 1..H."""
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), layer="1", head="4")
+    lesson = dc.decoder_lesson(decoder, DEFAULT_TEXT)
+    assert (at.selectbox(key="dec_layer").value, at.selectbox(key="dec_head").value) == (1, 4)
+    assert at.selectbox(key="dec_head").options == [f"head {h}" for h in range(1, decoder.n_heads + 1)]
+    shown = z_matrix(figure_by_title(at, "Layer 1, head 4: attention weights")["data"][0])
+    np.testing.assert_allclose(shown, lesson.run.attentions[0, 3], atol=1e-12)
+    lines = figure_by_title(at, "Head view, layer 1, head 4")
+    assert {t["name"] for t in lines["data"] if isinstance(t.get("meta"), dict)} == {"head 4"}
+    grid = figure_by_title(at, "heads: layers (rows) × heads (columns)")
+    assert list(grid["layout"]["yaxis"]["ticktext"]) == [f"layer {n}" for n in range(1, decoder.n_layers + 1)]
+    assert list(grid["layout"]["xaxis"]["ticktext"]) == [f"head {n}" for n in range(1, decoder.n_heads + 1)]
+    layer, head = np.unravel_index(np.argmax(lesson.induction), lesson.induction.shape)
+    assert any(f"strongest induction head is layer {layer + 1}, head {head + 1}:" in c.value for c in at.caption)
+    at.selectbox(key="dec_head").set_value(2)
+    _run(at)
+    assert at.query_params["head"] == "2" and at.query_params["layer"] == "1"
+    figure_by_title(at, "Layer 1, head 2: attention weights")
+    at = _run(AppTest.from_file(PAGE, default_timeout=60), layer="9", head="0")
+    assert (at.selectbox(key="dec_layer").value, at.selectbox(key="dec_head").value) == (decoder.n_layers, 1)
+    assert "layer" not in at.query_params and "head" not in at.query_params  # the defaults: layer 2, head 1
+
+
+@pytest.mark.parametrize(("step", "below"), [("2", True), ("5", False)])
+def test_presenter_mode_draws_each_section_on_a_stage_in_the_main_column_with_nothing_after_it(step, below):
+    """On a projector the section's stage is a child of the page's main column (assets/present.css
+    sizes it to the screen only there) and the page writes nothing after it: the text below the
+    charts, and on the last section the footer, go into the stage's side."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["present"] = True
+    _run(at, step=step)
+    ids = [getattr(block.proto, "id", "") for block in at.main.children.values()]
+    stage = [n for n, i in enumerate(ids) if i.endswith("-present_stage")]
+    assert len(stage) == 1, ids
+    assert [i.rsplit("-", 1)[-1] for i in ids[stage[0] + 1 :]] == (["present_stage_below"] if below else []), ids
+    last = list(at.main.children.values())[-1]
+    headers = [h.value for h in last.subheader]
+    assert ("What this page showed" in headers) == (step == "5")  # the footer waits for the last section

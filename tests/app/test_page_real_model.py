@@ -10,7 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attn_core import models
+from attn_core import transformer as tr
+from lessons.real_model import words
 from tests.support.figdata import decode, figure_by_title, figures, z_matrix
+from tests.support.lab_checks import read_token_list, shown_tokens
+from tests.unit.test_real_model_words import check_roles, check_sinks
 from ui.common import md_escape
 
 pytestmark = pytest.mark.model
@@ -34,11 +38,12 @@ def _page() -> AppTest:
 
 
 def _pair_page(**query: str) -> AppTest:
-    """The page on the "time flies / fruit flies" pair, layer 0, every head and every token
-    (by link: the page itself opens on the "it" sentence and one head)."""
+    """The page on the "time flies / fruit flies" pair, layer 1, every head and every token
+    (by link: the page itself opens on the "it" sentence and one head). Layers and heads as shown, from 1."""
     at = _page()
     a, b = PAIR_PRESET.split(" / ")
-    at.query_params.update({"a": a, "b": b, "layer": "0", "heads": ",".join(map(str, range(12))), "focus": "none"})
+    heads = ",".join(map(str, range(1, 13)))
+    at.query_params.update({"a": a, "b": b, "layer": "1", "heads": heads, "focus": "none"})
     at.query_params.update(query)
     return at
 
@@ -65,14 +70,14 @@ def _lines(fig: dict) -> dict[tuple[int, int, int], float]:
 
 
 def _code_tokens(at: AppTest) -> list[str]:
-    return [item.split(":", 1)[1] for item in at.code[0].value.split("  ")]
+    return shown_tokens(at)
 
 
 def test_sentence_pair_head_view_filters(loaded):
     at = _run(_page())
     at.selectbox(key="rm_preset").set_value(PAIR_PRESET)
-    at.multiselect(key="rm_heads").set_value(list(range(12)))
-    at.selectbox(key="rm_layer").set_value(2)
+    at.multiselect(key="rm_heads").set_value(list(range(1, 13)))  # heads 1 to 12
+    at.selectbox(key="rm_layer").set_value(3)  # layer 3: the arrays' [2]
     at.slider(key="rm_threshold").set_value(0.1)
     _run(at)
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
@@ -90,7 +95,7 @@ def test_sentence_pair_head_view_filters(loaded):
     for region, (q_b, k_b) in wanted.items():
         at.radio(key="rm_region").set_value(region)
         _run(at)
-        shown = _lines(figure_by_title(at, "Head view, layer 2"))
+        shown = _lines(figure_by_title(at, "Head view, layer 3"))
         keep = a >= 0.1
         if q_b is not None:
             keep &= (in_b == q_b)[None, :, None] & (in_b == k_b)[None, None, :]
@@ -103,39 +108,47 @@ def test_sentence_pair_head_view_filters(loaded):
 def test_focus_heads_and_hidden_special_tokens(loaded):
     at = _run(_pair_page())
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
-    at.multiselect(key="rm_heads").set_value([0, 4])
+    at.multiselect(key="rm_heads").set_value([1, 5])  # heads 1 and 5: the arrays' 0 and 4
     at.selectbox(key="rm_focus").set_value(3)
     at.checkbox(key="rm_hide").check()
     _run(at)
-    shown = _lines(figure_by_title(at, "Head view, layer 0"))
+    view = figure_by_title(at, "Head view, layer 1")
+    assert {t["name"] for t in view["data"] if isinstance(t.get("meta"), dict)} == {"head 1", "head 5"}
+    shown = _lines(view)
     a = att.attentions[0]
     expected = {(h, 3, j) for h in (0, 4) for j in range(att.T) if a[h, 3, j] >= 0.05 and not att.special[j]}
     assert set(shown) == expected and expected
-    assert any("not renormalised" in c.value for c in at.caption)
+    assert words.HIDDEN_LINES in [c.value for c in at.caption]  # the page says the lines are hidden, not renormalised
     at.multiselect(key="rm_heads").set_value([])
     _run(at)
-    assert not figures(at) and any("at least one head" in i.value for i in at.info)
+    assert not figures(at) and words.NO_HEADS in [i.value for i in at.info]
 
 
 def test_views_switch_and_show_the_models_numbers(loaded):
     at = _run(_pair_page())
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
-    at.selectbox(key="rm_layer").set_value(4)
+    at.selectbox(key="rm_layer").set_value(5)  # layer 5, head 8: the arrays' [4, 7]
     at.radio(key="rm_view").set_value("model")
     _run(at)
-    at.selectbox(key="rm_head").set_value(7)
+    at.selectbox(key="rm_head").set_value(8)
     _run(at)
+    assert (at.query_params["layer"], at.query_params["head"]) == ("5", "8")
     grid = figure_by_title(at, "Model view")
     assert z_matrix(grid["data"][0]).shape == (6 * (att.T + 1) - 1, 12 * (att.T + 1) - 1)
-    big = figure_by_title(at, "Layer 4, head 7")
+    assert list(grid["layout"]["yaxis"]["ticktext"]) == [f"layer {n}" for n in range(1, 7)]
+    assert list(grid["layout"]["xaxis"]["ticktext"]) == [f"h{n}" for n in range(1, 13)]
+    big = figure_by_title(at, "Layer 5, head 8")
     np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[4, 7], atol=1e-6)
 
     at.radio(key="rm_view").set_value("neuron")
     _run(at)
-    assert at.selectbox(key="rm_head").value == 7 and at.selectbox(key="rm_layer").value == 4
+    assert at.selectbox(key="rm_head").value == 8 and at.selectbox(key="rm_layer").value == 5
     at.selectbox(key="rm_query").set_value(2)
     _run(at)
     soft = figure_by_title(at, "softmax")
+    assert "(layer 5, head 8, query 2)" in soft["layout"]["title"]["text"]
+    q_chart = figure_by_title(at, "q: the query vector")  # its screen-reader text names the query as the tokens do
+    assert f"query 2 “{att.tokens[2]}”" in q_chart["layout"]["meta"] and "query 0 " not in q_chart["layout"]["meta"]
     np.testing.assert_allclose(decode(soft["data"][0]["y"]).astype(float), att.attentions[4, 7, 2], atol=1e-6)
     qdotk = figure_by_title(at, "q·k")
     expected_scores = att.keys[4, 7].astype(float) @ att.queries[4, 7, 2].astype(float)
@@ -143,9 +156,9 @@ def test_views_switch_and_show_the_models_numbers(loaded):
 
     at.radio(key="rm_view").set_value("summaries")
     _run(at)
-    mean = figure_by_title(at, "Layer 4: mean over heads")
+    mean = figure_by_title(at, "Layer 5: mean over heads")
     np.testing.assert_allclose(z_matrix(mean["data"][0]), att.attentions[4].mean(axis=0), atol=1e-6)
-    roll = z_matrix(figure_by_title(at, "Rollout through layer 4")["data"][0])
+    roll = z_matrix(figure_by_title(at, "Rollout through layer 5")["data"][0])
     np.testing.assert_allclose(roll.sum(axis=1), 1.0, atol=1e-5)
 
     at.radio(key="rm_view").set_value("reproduce")
@@ -214,16 +227,22 @@ def test_an_empty_sentence_hides_no_other_input(view):
 
 
 def test_link_values_are_clamped_before_they_are_written_back():
-    """A link made for a longer input (focus token 999, query 500, head 40, heads 3 and 99) opens
-    on this input clamped, and the address bar says so on the very first run."""
+    """A link made for a longer input (focus token 999, query 500, head 40, heads 3 and 99, layer 9)
+    opens on this input clamped, layers to 1..6 and heads to 1..12 as the page counts them, and the
+    address bar says so on the very first run."""
     at = _page()
     at.query_params.update({"focus": "999", "head": "40", "heads": "3,99", "layer": "9"})
     _run(at)
     T = len(at.selectbox(key="rm_focus").options) - 1  # [None, 0 .. T-1]
     assert at.selectbox(key="rm_focus").value == T - 1
     assert at.query_params["focus"] == str(T - 1)
-    assert at.query_params["layer"] == "5" and at.selectbox(key="rm_layer").value == 5
-    assert at.multiselect(key="rm_heads").value == [3, 11]
+    assert at.query_params["layer"] == "6" and at.selectbox(key="rm_layer").value == 6
+    assert at.multiselect(key="rm_heads").value == [3, 12]
+    assert at.query_params["heads"] == "3,12"
+    at0 = _page()
+    at0.query_params.update({"layer": "0", "heads": "0"})  # bertviz's layer 0 is the page's layer 1
+    _run(at0)
+    assert at0.selectbox(key="rm_layer").value == 1 and at0.multiselect(key="rm_heads").value == [1]
     at2 = _page()
     at2.query_params.update({"view": "neuron", "query": "500"})
     _run(at2)
@@ -299,7 +318,7 @@ def test_the_it_head_suggestion_states_the_models_own_numbers(loaded):
         att = models.extract_attentions(loaded, text)
         row = att.attentions[layer, head, att.tokens.index("it")]
         numbers[label] = (row[att.tokens.index("animal")], row[att.tokens.index("street")], att.tokens[row.argmax()])
-    caption = next(c.value for c in at.caption if f"layer {layer}, head {head}:" in c.value)
+    caption = next(c.value for c in at.caption if f"layer {layer + 1}, head {head + 1}:" in c.value)
     (ta, ts, _), (ca, cs, ctop) = numbers["tired"], numbers["congested"]
     assert f"puts {ta:.2f} of its weight on “animal” ({ts:.2f} on “street”)" in caption
     assert f"{ca:.2f} on “animal” and {cs:.2f} on “street”" in caption
@@ -317,57 +336,32 @@ def test_the_intro_says_what_the_model_is_from_its_own_files(loaded):
     card = (folder / "README.md").read_text()
     at = _run(_page())
     intro = at.markdown[0].value
-    assert (
-        f"It has BERT's architecture (its config.json: {config['architectures'][0]}, "
-        f"{config['num_hidden_layers']} layers of {config['num_attention_heads']} heads), but it starts from "
-        f"{config['_name_or_path']}, a MiniLM distilled from a larger model"
-    ) in intro
+    assert intro == words.intro(words.origin_sentence(tr.minilm_shape(folder)))
+    assert f"(its config.json: {config['architectures'][0]}, " in intro
+    assert f"{config['num_hidden_layers']} layers of {config['num_attention_heads']} heads" in intro
+    assert f"it starts from {config['_name_or_path']}, a MiniLM" in intro
     assert type(loaded.model).__name__ == config["architectures"][0] == "BertModel"
-    assert "fine-tune" in card and "its model card, shipped with it, says it was then fine-tuned" in intro
-    assert "So its heads may not do what papers report for BERT-base's." in intro
+    assert ("fine-tune" in card.lower()) == ("fine-tuned" in intro)
 
 
-def test_rollout_and_attention_weights_are_not_called_attributions(loaded):
+def test_the_summaries_say_rollout_and_weights_are_not_attributions(loaded):
     at = _page()
     at.query_params["view"] = "summaries"
     _run(at)
-    text = " ".join(m.value for m in at.markdown)
-    assert "how much each input token contributes" not in text
-    assert "It is a heuristic, not a measurement: it uses the attention weights only and ignores the values" in text
-    assert "an attention weight shows where a head looks, not how much a token matters to the output" in text
+    text = [m.value for m in at.markdown]
+    assert words.SUMMARIES_TEXT in text and words.NOT_IMPORTANCE in text
 
 
-def test_the_sink_sentence_counts_the_models_heads(loaded):
-    at = _run(_pair_page(view="model"))
-    att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
-    on_cls = att.attentions[..., 0].astype(np.float64).mean(axis=-1)  # (L, H) averaged over the queries
-    on_sep = att.attentions[..., -1].astype(np.float64).mean(axis=-1)
-    text = " ".join(m.value for m in at.markdown)
-    assert f"{int((on_cls > 0.5).sum())} of the 72 heads put more than half" in text
-    assert f"on [CLS], and {int((on_sep > 0.5).sum())} on the final [SEP]" in text
-    assert "Such a “sink” is usually read as the place a head puts its weight" in text and "Clark et al." in text
-    assert (on_cls > 0.5).sum() > (on_sep > 0.5).sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
-
-
-def test_the_model_view_counts_how_the_heads_differ(loaded):
-    """ "Heads differ" names counts read from the attentions: heads on the previous and the next
-    token (a loop over every head and query) and heads whose rows are nearly even."""
+def test_the_model_view_counts_the_sinks_and_how_the_heads_differ(loaded):
+    """The model view's paragraph: the [CLS] and [SEP] sinks and the previous-token, next-token and
+    broad heads, each count recomputed from the model's attentions (tests/unit/test_real_model_words)."""
     at = _run(_pair_page(view="model"))
     a = models.extract_attentions(loaded, *PAIR_PRESET.split(" / ")).attentions.astype(np.float64)
-    L, H, T, _ = a.shape
-    prev = np.array([[np.mean([a[i, h, t, t - 1] for t in range(1, T)]) for h in range(H)] for i in range(L)])
-    nxt = np.array([[np.mean([a[i, h, t, t + 1] for t in range(T - 1)]) for h in range(H)] for i in range(L)])
-    p = np.clip(a, 1e-300, 1)
-    even = (-(a * np.log(p)).sum(axis=-1) / np.log(T)).mean(axis=-1)  # (L, H) entropy over its maximum
-    layer, head = np.unravel_index(np.argmax(prev), prev.shape)
-    text = " ".join(m.value for m in at.markdown)
-    n = int((prev > 0.5).sum())
-    assert (
-        f"Heads differ. Here {n} head{' puts' if n == 1 else 's put'} more than half of their attention on the "
-        f"previous token (the most: layer {layer}, head {head}, {prev[layer, head]:.2f}), "
-        f"{int((nxt > 0.5).sum())} on the next token, and {int((even > 0.8).sum())} spread it widely" in text
-    )
-    assert (prev > 0.5).sum() > 0, "all-MiniLM-L6-v2 has previous-token heads on this input"
+    text = next(m.value for m in at.markdown if m.value.startswith("Every small square"))
+    check_sinks(a, text)
+    check_roles(a, text)
+    on_cls, on_sep = (a[..., key].mean(axis=-1) > 0.5 for key in (0, -1))  # (L, H) each
+    assert on_cls.sum() > on_sep.sum(), "in all-MiniLM-L6-v2 the sink is [CLS], not [SEP]"
 
 
 def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded):
@@ -375,16 +369,17 @@ def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded
     their answers are the model's argmax and weight, and the it-head caption and the view's
     chart (which draws that head's weights) wait until both answers are revealed."""
     layer, head = _it_head_by_hand(loaded)
-    where = f"layer {layer}, head {head}"
+    where = f"layer {layer + 1}, head {head + 1}"
     at = _page()
-    at.query_params.update({"view": "model", "layer": str(layer), "head": str(head), "predict": "1"})
+    at.query_params.update({"view": "model", "layer": str(layer + 1), "head": str(head + 1), "predict": "1"})
     _run(at)
     assert not any("puts" in c.value and where in c.value for c in at.caption)
     assert any("stay hidden" in c.value or "stays hidden" in c.value for c in at.caption)
     assert not any("“animal”" in m.value for m in at.markdown if m.value.startswith("- "))  # nor the footer
-    waits = f"This view waits until you have revealed your predictions: it would show the weights of {where},"
+    waits = words.waits(layer, head)
+    assert where in waits
     for label, text in (("tired", TIRED), ("congested", CONGESTED)):
-        assert not figures(at) and any(i.value.startswith(waits) for i in at.info), [i.value for i in at.info]
+        assert not figures(at) and any(i.value == waits for i in at.info), [i.value for i in at.info]
         att = models.extract_attentions(loaded, text)
         row = att.attentions[layer, head, att.tokens.index("it")].astype(np.float64)
         at.selectbox(key=f"rm_quiz_{label}_pick").select_index(0)  # any pick: Reveal waits for one
@@ -395,14 +390,14 @@ def test_predict_first_asks_about_the_shown_head_and_hides_the_it_numbers(loaded
         assert md_escape(f"{row.argmax()}: {att.tokens[row.argmax()]}") in shown
         assert f"{row.max():.3f}" in shown
     assert any("puts" in c.value and where in c.value for c in at.caption)
-    assert figures(at) and not any(i.value.startswith(waits) for i in at.info)  # the view, drawn at last
+    assert figures(at) and not any(i.value == waits for i in at.info)  # the view, drawn at last
 
 
 def test_presenter_mode_steps_through_the_views(loaded):
     """Presenter mode (?present=1): Back and Next replace the View radio and walk through the five
     views in the URL's ``view``; the model, the examples and Predict first move to the sidebar;
     the chart comes straight after the view's pickers, the tokens and the download below it."""
-    at = _pair_page(view="model", layer="2", head="5")
+    at = _pair_page(view="model", layer="3", head="6")  # the arrays' [2, 5]
     at.session_state["present"] = True
     _run(at)
     assert not [r for r in at.radio if r.key == "rm_view"], "the View radio is drawn in presenter mode"
@@ -411,11 +406,13 @@ def test_presenter_mode_steps_through_the_views(loaded):
     assert {w.key for w in at.sidebar.selectbox} >= {"rm_model", "rm_preset"}
     assert [t.key for t in at.sidebar.toggle] == ["rm_predict"]
     att = models.extract_attentions(loaded, *PAIR_PRESET.split(" / "))
-    big = figure_by_title(at, "Layer 2, head 5")
+    big = figure_by_title(at, "Layer 3, head 6")
     np.testing.assert_allclose(z_matrix(big["data"][0]), att.attentions[2, 5], atol=1e-6)
-    order = [node.type for node in at.main]  # the main area top to bottom
+    nodes = list(at.main)  # the main area top to bottom
+    order = [node.type for node in nodes]
     npz = len(order) - 1 - order[::-1].index("download_button")  # the .npz: the last download on the page
-    assert order.index("plotly_chart") < order.index("code") < npz
+    tokens = next(i for i, n in enumerate(nodes) if n.type == "markdown" and read_token_list(n.value) is not None)
+    assert order.index("plotly_chart") < tokens < npz
     assert set(order[npz + 1 :]) <= {"divider", "subheader", "markdown", "flex_container"}  # only the footer
 
     at.button(key="rm_view_next").click()
@@ -457,7 +454,7 @@ def test_switching_presenter_mode_keeps_the_view():
     at.session_state["present"] = False
     _run(at)
     assert at.radio(key="rm_view").value == "summaries"
-    assert figure_by_title(at, "Rollout through layer 0")
+    assert figure_by_title(at, "Rollout through layer 1")
 
 
 def test_the_page_opens_on_one_head_with_it_picked(loaded):
@@ -470,22 +467,24 @@ def test_the_page_opens_on_one_head_with_it_picked(loaded):
     att = models.extract_attentions(loaded, TIRED)
     it = att.tokens.index("it")
     assert (at.text_area(key="rm_a").value, at.text_area(key="rm_b").value) == (TIRED, "")
-    assert at.selectbox(key="rm_layer").value == layer and at.multiselect(key="rm_heads").value == [head]
+    assert at.selectbox(key="rm_layer").value == layer + 1 and at.multiselect(key="rm_heads").value == [head + 1]
     assert at.selectbox(key="rm_focus").value == it and at.radio(key="rm_view").value == "head"
     assert dict(at.query_params) == {}
-    shown = _lines(figure_by_title(at, f"Head view, layer {layer}"))
+    size = (loaded.n_layers, loaded.n_heads, loaded.d_model, loaded.d_k, models.device_label(loaded))
+    assert [c.value for c in at.caption].count(words.about_model(loaded.name, *size)) == 1  # numbered from 1, once
+    shown = _lines(figure_by_title(at, f"Head view, layer {layer + 1}"))
     expected = {(head, it, j) for j in range(att.T) if att.attentions[layer, head, it, j] >= 0.05}
     assert set(shown) == expected and expected
     at.button(key="rm_heads_button").click()
     _run(at)
-    assert at.multiselect(key="rm_heads").value == list(range(12))
-    assert {h for h, _, _ in _lines(figure_by_title(at, f"Head view, layer {layer}"))} == {
+    assert at.multiselect(key="rm_heads").value == list(range(1, 13))
+    assert {h for h, _, _ in _lines(figure_by_title(at, f"Head view, layer {layer + 1}"))} == {
         h for h in range(12) if (att.attentions[layer, h, it] >= 0.05).any()
     }
-    assert at.button(key="rm_heads_button").label == f"Only head {head}"
+    assert at.button(key="rm_heads_button").label == f"Only head {head + 1}"
     at.button(key="rm_heads_button").click()
     _run(at)
-    assert at.multiselect(key="rm_heads").value == [head]
+    assert at.multiselect(key="rm_heads").value == [head + 1]
 
 
 def test_a_sentence_from_another_page_opens_with_its_it_picked(loaded):
@@ -520,6 +519,7 @@ def test_the_footer_states_the_models_numbers_and_links_to_the_decoder(loaded):
     assert f"read your {att.T} tokens in 72 patterns of their own; {on_cls} of the heads" in lines
     rows = {label: models.extract_attentions(loaded, text) for label, text in (("t", TIRED), ("c", CONGESTED))}
     weights = [r.attentions[layer, head, r.tokens.index("it"), r.tokens.index("animal")] for r in rows.values()]
-    assert f"In layer {layer}, head {head}, the head this page opens on, “it” gives “animal” {weights[0]:.2f}" in lines
+    where = f"layer {layer + 1}, head {head + 1}"
+    assert f"In {where}, the head this page opens on, “it” gives “animal” {weights[0]:.2f}" in lines
     assert f"and {weights[1]:.2f} in the “congested” one" in lines
     assert [(el.proto.label, el.proto.page) for el in app.get("page_link")][-1] == ("Decoder (causal)", "decoder")

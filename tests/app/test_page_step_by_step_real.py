@@ -18,7 +18,7 @@ from attn_core import models
 from tests.app.test_page_step_by_step import run_page, trace_z
 from tests.conftest import ROOT
 from tests.support.figdata import figures
-from tests.support.lab_checks import assert_never_imports_torch
+from tests.support.lab_checks import assert_never_imports_torch, shown_tokens
 from ui.common import PRESETS
 
 pytestmark = pytest.mark.model
@@ -59,7 +59,7 @@ def model_head(reference, text: str, layer: int, head: int) -> dict[str, np.ndar
 
 
 def tokens_shown(at: AppTest) -> list[str]:
-    return [item.split(":", 1)[1] for item in at.code[0].value.split("  ")]
+    return shown_tokens(at)
 
 
 @pytest.mark.parametrize(("layer", "head"), [(1, 1), (4, 2), (6, 12)])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import attn_core as ac
 from tests.conftest import ROOT
 
 PAGES = ROOT / "lessons"
@@ -51,11 +52,17 @@ def test_the_decoders_button_is_said_to_be_in_the_sidebar():
 
 def test_the_charts_are_said_to_be_where_presenter_mode_draws_them():
     """On a projector the charts of Attention in a transformer's first section stand above its
-    text, and the encoder block's diagram beside it."""
+    text, and the encoder block's diagram beside it: the page hands the words module its reader."""
+    from attn_core import transformer as tr
+    from lessons.in_a_transformer import words
+    from ui.reader import PROJECTOR
+
+    a, b = (tuple(ac.tokenize(s)) for s in ("The cat sat on the mat.", "Le chat était assis sur le tapis."))
+    lesson = tr.transformer_lesson(a, b)
     text = " ".join(_texts(_present("in_a_transformer.py", step="1")))
-    assert "Above, both sentences go through one dense mixing layer" in text
+    assert words.dense_text(lesson.dense, PROJECTOR) in text and text.count("Below,") == 0
     text = " ".join(_texts(_present("in_a_transformer.py", step="4")))
-    assert "On the left, one such block really runs on sentence A" in text and "Below," not in text
+    assert words.block_text(lesson.block, lesson.split, PROJECTOR) in text and "Below," not in text
 
 
 @pytest.mark.model

@@ -1,8 +1,11 @@
-"""The theme switch (ui/theme.py): in the sidebar of every page, read from and kept in the
-address bar, left out at its default, and not drawn where the server fixes the theme.
-tests/browser/test_path.py checks that the browser really changes theme."""
+"""The theme (ui/theme.py): Streamlit's own switch in its menu, which config.toml shows to
+every viewer; the sidebar says where it is; an older link's ``?theme=`` is dropped; nothing is
+drawn where the server fixes the theme. tests/browser/test_path.py checks in Chromium that the
+menu's choice changes the theme and survives a page change and a reload."""
 
 from __future__ import annotations
+
+import tomllib
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,38 +22,28 @@ def _app(**query: str) -> AppTest:
     return at
 
 
-def _switch(at: AppTest):
-    (radio,) = [r for r in at.sidebar.radio if r.key == theme.KEY]
-    return radio
+def _says_where(at: AppTest) -> bool:
+    return any(c.value == theme.WHERE for c in at.sidebar.caption)
 
 
-def test_the_switch_starts_on_auto_and_leaves_the_link_alone():
+def test_the_menu_with_its_theme_switch_is_shown_to_every_viewer():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["toolbarMode"] == "viewer"  # "minimal" hides the menu, and its switch
+
+
+def test_the_sidebar_says_where_the_switch_is():
     at = _app()
-    radio = _switch(at)
-    assert radio.label == "Theme" and radio.options == ["Auto", "Light", "Dark"] and radio.value == "auto"
+    assert _says_where(at)
     assert "theme" not in at.query_params
 
 
-def test_a_choice_goes_into_the_link_and_survives_a_page_change():
-    at = _app()
-    _switch(at).set_value("dark").run()
-    assert at.query_params["theme"] == "dark"
-    at.switch_page("lessons/multi_head/page.py")
-    at.query_params.clear()  # the browser starts each page with an empty address bar
-    at.run()
-    assert _switch(at).value == "dark" and at.query_params["theme"] == "dark"
-    _switch(at).set_value("auto").run()
-    assert "theme" not in at.query_params
-
-
-@pytest.mark.parametrize(("raw", "shown"), [("dark", "dark"), ("light", "light"), ("purple", "auto"), ("", "auto")])
-def test_a_link_opens_in_its_theme(raw, shown):
+@pytest.mark.parametrize("raw", ["dark", "light", "purple", ""])
+def test_an_older_links_theme_is_dropped(raw):
     at = _app(theme=raw)
-    assert _switch(at).value == shown
-    assert at.query_params.get("theme") == (None if shown == "auto" else shown)
+    assert "theme" not in at.query_params and _says_where(at)
 
 
-def test_no_switch_where_the_server_sets_the_theme(monkeypatch):
+def test_nothing_is_drawn_where_the_server_sets_the_theme(monkeypatch):
     monkeypatch.setattr(theme, "server_theme", lambda: "dark")
-    at = _app(theme="light")
-    assert not [r for r in at.sidebar.radio if r.key == theme.KEY]
+    at = _app()
+    assert not _says_where(at)

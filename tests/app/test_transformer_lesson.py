@@ -19,8 +19,10 @@ from streamlit.testing.v1 import AppTest
 
 import attn_core as ac
 from attn_core import transformer as tr
+from lessons.in_a_transformer import words
 from tests.support.figdata import decode, figure_by_title, figures, z_matrix
 from tests.support.hostile_corpus import HOSTILE
+from ui.reader import SCREEN
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "lessons" / "in_a_transformer" / "page.py")
@@ -232,6 +234,10 @@ def test_encoder_decoder_masks_and_cost():
     # ... and its pairwise part outgrows the projections exactly when T > 2d
     over = co.T_values[co.score_curve > co.projection_curve]
     assert over.min() >= co.scores_overtake == 129 > co.T_values[co.score_curve <= co.projection_curve].max()
+    # ... which is also where it starts to do more than an LSTM (8·T·d²): fewer below T = 2d, more above
+    assert co.lstm_ops == 8 * 7 * 64 * 64 == 229_376 and co.lstm_break_even == 128
+    assert_array_equal(co.attention_curve < co.lstm_curve, co.T_values < 128)
+    assert_array_equal(co.attention_curve > co.lstm_curve, co.T_values > 128)
 
 
 def _matmul_count(a: np.ndarray, b: np.ndarray) -> int:
@@ -265,6 +271,20 @@ def test_the_counts_are_the_matrix_products_of_a_real_run(T, d_model, H):
         counted += _matmul_count(x[t : t + 1], w_x) + _matmul_count(h, w_h)
         h = np.tanh(x[t : t + 1] @ w_x + h @ w_h)
     assert counted == co.recurrent_ops
+    # an LSTM (what the transformer replaced), its four gates counted as it runs
+    gates = {g: (rng.normal(size=(d_model, d_model)), rng.normal(size=(d_model, d_model))) for g in "ifoc"}
+    h, c, counted = np.zeros((1, d_model)), np.zeros((1, d_model)), 0
+    for t in range(T):
+        z = {}
+        for g, (w_xg, w_hg) in gates.items():
+            counted += _matmul_count(x[t : t + 1], w_xg) + _matmul_count(h, w_hg)
+            z[g] = x[t : t + 1] @ w_xg + h @ w_hg
+        sig = {g: 1 / (1 + np.exp(-z[g])) for g in "ifo"}
+        c = sig["f"] * c + sig["i"] * np.tanh(z["c"])
+        h = sig["o"] * np.tanh(c)
+    assert counted == co.lstm_ops == 4 * co.recurrent_ops
+    # attention does fewer multiply-adds than the LSTM exactly below T = 2d
+    assert (co.attention_ops < co.lstm_ops) == (T < co.lstm_break_even == 2 * d_model)
     split = tr.head_split(d_model, H)
     per_head = sum(_matmul_count(s.q, s.k.T) for s in mh.heads)
     assert per_head == split.score_mult_adds(T) == split.score_mult_adds(T, wide=True)
@@ -335,41 +355,34 @@ def test_page_without_the_model(no_model):
     assert_array_equal(decode(cost["data"][0]["y"]), co.attention_curve)
     assert_array_equal(decode(cost["data"][1]["y"]), co.score_curve)
     assert_array_equal(decode(cost["data"][2]["y"]), co.recurrent_curve)
+    assert_array_equal(decode(cost["data"][3]["y"]), co.lstm_curve)
 
 
 def test_the_cost_sentences_are_the_counts(no_model):
-    """Section 6 says attention does more multiply-adds than a recurrent layer, and why it won anyway."""
+    """Section 6 shows the words module's cost sentences for the page's T and d (whose every number
+    tests/unit/test_in_a_transformer_words.py checks), both baselines among them: at T = 7 and
+    d = 64 attention does more than a tanh RNN and fewer than an LSTM."""
     at = _run(_page())
     co = tr.transformer_lesson(_tokens(A), _tokens(B), d_model=64, H=4).cost
     text = _text(at)
-    assert co.attention_ops > co.recurrent_ops and co.projection_ops > co.recurrent_ops
-    assert (
-        f"the attention layer does **more** than a simple recurrent layer of the same width "
-        f"({co.attention_ops:,} against {co.recurrent_ops:,})"
-    ) in text
-    assert f"4·T·d² = {co.projection_ops:,}, cost more than the recurrent layer's 2·T·d²" in text
-    assert f"the pairs add 2·T²·d = {co.score_ops:,} on top" in text
-    assert "So attention did not win by doing less arithmetic" in text
-    assert f"computed at once instead of in {co.recurrent_sequential} steps" in text
-    assert f"meet in {co.attention_path} step instead of {co.recurrent_path}" in text
-    assert f"once T > 2·d (from T = {2 * 64 + 1} here)" in text
-    assert "fewer operations per layer" not in text
+    assert words.cost_text(co) in text and words.why_text(co) in text
+    assert co.recurrent_ops < co.attention_ops < co.lstm_ops
+    assert "attention does **more** (" in text and "attention does **fewer** (" in text
+    table = at.table[-1].value
+    assert list(table.columns) == list(words.cost_table(co)) and f"{co.lstm_ops:,}" in str(table.to_dict())
 
 
-def test_the_head_split_and_layer_norm_sentences_are_computed(no_model):
+def test_the_head_split_and_block_sentences_are_the_words_modules(no_model):
+    """Sections 2 and 4 show the words module's sentences for the page's lesson (their numbers
+    are checked in tests/unit/test_in_a_transformer_words.py): the heads' score multiply-adds
+    equal one wide head's, and the untrained block's γ and β are still 1 and 0."""
     at = _run(_page())
     lesson = tr.transformer_lesson(_tokens(A), _tokens(B), d_model=64, H=4)
     sp, T = lesson.split, len(_tokens(A))
     text = _text(at)
-    # section 2: as many multiply-adds as one wide head, but H matrices of T x T
-    assert "H heads then cost as much as one head of the full width" not in text
-    assert f"take 4 · {T}² · 16 = {4 * T * T * 16:,} multiply-adds, exactly as many as one head of width 64" in text
-    assert f"({T}² · 64 = {T * T * 64:,})" in text and f"fill {4 * T * T} attention weights instead of {T * T}" in text
-    assert sp.score_mult_adds(T) == sp.score_mult_adds(T, wide=True)
-    # section 4: gamma and beta, still 1 and 0
-    assert "multiplies each dimension by a learned scale γ and adds a learned shift β" in text
-    assert lesson.block.weights.ln_untrained
-    assert "because this block is untrained: every γ is still 1 and every β 0" in text
+    assert words.split_cost_text(sp, T) in text and sp.score_mult_adds(T) == sp.score_mult_adds(T, wide=True)
+    assert words.block_intro(lesson.block.ffn_hidden.shape[1]) in text
+    assert words.block_text(lesson.block, sp, SCREEN) in text and lesson.block.weights.ln_untrained
 
 
 def test_the_decoder_mask_is_explained_by_teacher_forcing(no_model):
@@ -377,10 +390,7 @@ def test_the_decoder_mask_is_explained_by_teacher_forcing(no_model):
     seeing the ones it must predict. With every token present, the causal head's output at
     t ignores a change to a later token; without the mask it does not."""
     at = _run(_page())
-    text = _text(at)
-    assert "in training the whole target is fed in at once (teacher forcing)" in text
-    assert "the mask is what keeps each token from seeing the ones it has to predict" in text
-    assert "writes the target one token at a time, so" not in text
+    assert words.ENC_DEC_INTRO in _text(at)
     tokens = list(_tokens(B))
     changed = [*tokens[:-1], "zebra"]  # only the last token differs
     w = ac.init_weights(16, 4, seed=0)
@@ -394,7 +404,8 @@ def test_page_heads_that_do_not_divide(no_model):
     at.query_params["d_model"] = "512"
     at.query_params["heads"] = "12"
     _run(at)
-    assert any("512 / 12 is not a whole number" in w.value for w in at.warning)
+    sp = tr.head_split(512, 12)
+    assert (sp.H, sp.d_k) == (8, 64) and words.split_choice(sp) in [w.value for w in at.warning]
     assert r"d_k = \frac{512}{8} = 64" in _text(at)
     assert "H = 8" in _fig(at, "One encoder block")["layout"]["title"]["text"]
 
@@ -527,79 +538,80 @@ def test_word_senses_pieces_missing_and_errors(loaded):
         models.word_senses(loaded, BEARS, "  ")
 
 
-def _e(value: float) -> str:
-    return "0" if value == 0 else f"{value:.1e}".replace("-", "−")
-
-
 @pytest.mark.model
 def test_page_with_the_model(loaded):
+    """The real model's "bears": the page shows the words module's sentences for the model's own
+    numbers (tests/unit/test_in_a_transformer_words.py checks each sentence against its numbers
+    over many made-up ones), hidden states are named "after layer k", and the charts hold the
+    cosines and attention rows."""
     from attn_core import models
 
     at = _run(_page())
     senses = models.word_senses(loaded, BEARS, "bears")
     L = senses.n_layers
     text = _text(at)
-    a, b, hi = senses.pair(L)
-    c, d, lo = senses.pair(L, most=False)
-    assert (
-        f"At layer {L}, the most alike are sentences {a + 1} and {b + 1} (cosine {hi:.3f}), the least alike "
-        f"{c + 1} and {d + 1} ({lo:.3f})"
-    ) in text
-    assert "the most alike are sentences 1 and 4" in text  # the two animal sentences
-    # layer 0: the same token at the same position, and rebuilt from the model's tables
-    assert (
-        "“bears” is the same token (“bears”) at the same position (2) in every sentence, so at layer 0 its "
-        f"vectors are equal: every pair has cosine {senses.spread(0)[0]:.3f}."
-    ) in text
-    assert "every pair has cosine 1.000." in text
-    assert f"matches the model's to max |Δ| = {_e(senses.layer0_error)}." in text
-    assert "looked up in a table" not in text and "can end up far apart" not in text
-    # the meanings sentence, its numbers computed here from the cosines
-    sim, S = senses.similarity[L], len(BEARS)
-    meanings = [m for _, m in tr.WORD_SENSES]
-    same = np.mean([sim[i, j] for i in range(S) for j in range(i + 1, S) if meanings[i] == meanings[j]])
-    other = np.mean([sim[i, j] for i in range(S) for j in range(i + 1, S) if meanings[i] != meanings[j]])
-    assert same > other
-    assert (
-        "“bears” is the animal in sentences 1 and 4, the verb in 2 and 5, the team in 3. "
-        f"At layer {L}, pairs with the same meaning have a mean cosine of {same:.3f} and pairs with different "
-        f"meanings {other:.3f}: the vectors of one meaning stay closer together than those of different meanings."
-    ) in text
-    assert_allclose(z_matrix(_fig(at, f"Cosine similarity at layer {L}")["data"][0]), senses.similarity[L], atol=1e-6)
+    assert words.similarity_text(senses, L) in text and words.embeddings_text(senses) in text
+    assert f"After layer {L}, the most alike are sentences 1 and 4" in text  # the two animal sentences
+    assert "layer 0" not in text.lower() and f"layer {L + 1}" not in text  # hidden states: "after layer k", 1..L
+    # the same token at the same position: one embedding, rebuilt from the model's own tables
+    assert senses.spread(0)[0] > 1 - 1e-6 and senses.layer0_error < 1e-5
+    # the meanings: closer within a meaning at the last layer, and why five sentences cannot show it
+    meanings = tuple(m for _, m in tr.WORD_SENSES)
+    groups = tr.sense_groups(senses.similarity[L], meanings)
+    assert groups.same > groups.different and (groups.n_same, groups.n_different, groups.groupings) == (2, 8, 15)
+    assert words.meanings_text(senses.word, meanings, groups, L) in text
+    assert words.evidence_text(groups, len(BEARS)) in text
+    assert groups.as_large >= 1 and "That is an illustration, not evidence" in text
+    assert_allclose(
+        z_matrix(_fig(at, f"Cosine similarity after layer {L}")["data"][0]), senses.similarity[L], atol=1e-6
+    )
     assert_allclose(
         decode(_fig(at, "Mean cross-sentence similarity")["data"][0]["y"]), senses.mean_similarity, atol=1e-6
     )
     for k, sense in enumerate(senses.senses):
-        bars = _fig(at, f"{k + 1}: {sense.word}, token {sense.index}, layer {L}")
+        bars = _fig(at, words.bar_title(k, sense.word, sense.index, L))
         assert_allclose(decode(bars["data"][0]["y"]), sense.attention[L - 1], atol=1e-6)
-    shares = ", ".join(f"{s.special_share(L):.2f}" for s in senses.senses)
-    assert f"sentence by sentence: {shares}." in text
-    assert "is usually read as a head parking attention it has no use for (Clark et al., 2019)" in text
+    assert words.looks_text(senses, L, loaded.n_heads) in text
     at.slider(key="tf_layer").set_value(0)
     _run(at)
-    assert any("Layer 0 is the embeddings (token, position and segment vectors" in i.value for i in at.info)
-    assert_allclose(z_matrix(_fig(at, "Cosine similarity at layer 0")["data"][0]), senses.similarity[0], atol=1e-6)
-    assert "At layer 0, pairs with the same meaning" in _text(at) and "no difference yet." in _text(at)
+    assert words.looks_embeddings(senses, SCREEN) in [i.value for i in at.info]
+    assert_allclose(
+        z_matrix(_fig(at, "Cosine similarity in the embeddings")["data"][0]), senses.similarity[0], atol=1e-6
+    )
+    assert "In the embeddings, the 2 pairs with the same meaning" in _text(at) and "no difference yet." in _text(at)
     at.text_input(key="tf_word").set_value("dogs")
     _run(at)
     assert any("at least two sentences" in w.value for w in at.warning)
 
 
 @pytest.mark.model
-def test_page_says_when_layer_zero_does_not_compare_like_with_like(loaded):
+def test_page_says_when_the_embeddings_do_not_compare_like_with_like(loaded):
     from attn_core import models
 
     at = _run(_page())
     at.text_area(key="tf_sentences").set_value("\n".join(NOTES_BEARS))
     _run(at)
     senses = models.word_senses(loaded, NOTES_BEARS, "bears")
-    low, high = senses.spread(0)
     text = _text(at)
-    assert (
-        f"Here the layer-0 vectors already differ, cosines from {low:.3f} to {high:.3f}, before any attention: it "
-        "stands at different positions (1, 2, 3, 7) and it is not the same token everywhere (“bear”, “bears”)."
-    ) in text
+    assert words.embeddings_text(senses) in text and "Here the embeddings already differ" in text
+    assert "(1, 2, 3, 7)" in text and "(“bear”, “bears”)" in text
     assert "pairs with the same meaning" not in text  # these sentences' meanings are not known to the page
+
+
+@pytest.mark.model
+def test_the_layer_link_is_the_hidden_state_shown(loaded):
+    """?layer=3 shows the vectors after layer 3 and layer 3's attention; a number past the model's
+    layers is clamped to its last."""
+    at = _page()
+    at.query_params["layer"] = "3"
+    _run(at)
+    assert at.slider(key="tf_layer").value == 3
+    assert any(f["layout"]["title"]["text"] == "Cosine similarity after layer 3" for f in figures(at))
+    assert any(h.value.startswith("8. Where the word looks in layer 3") for h in at.header)
+    at = _page()
+    at.query_params["layer"] = "24"
+    _run(at)
+    assert at.slider(key="tf_layer").value == loaded.n_layers
 
 
 @pytest.mark.model

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.browser
 PRESET = "The cat sat on the mat."  # the NumPy pages' first example sentence
 HOME_TEXT = "The animal didn't cross the street because it was too tired."
 HOME_MAX_TOKENS = 16
-HOME_TITLE = "Before training: one head with random weights"
+HOME_TITLE = "Your sentence: one head with random weights"  # lessons/home/words.py LIVE_TITLE
 CROSS_SOURCE, CROSS_TARGET = "The cat sat on the mat.", "Le chat s'est assis sur le tapis."
 TF_A, TF_B = "The cat sat on the mat.", "Le chat était assis sur le tapis."
 DECODER_TEXT = "the cat sat on the mat with a red ball and the cat sat on the mat with a red ball"
@@ -96,7 +96,7 @@ def decoder() -> Matrix:
     lesson = dc.decoder_lesson(model, DECODER_TEXT)
     assert lesson.known.all(), "every default word is in the decoder's vocabulary, so no label is marked <unk>"
     words = list(lesson.words)
-    return Matrix(lesson.run.attentions[1, 0], words, words)  # layer 2, head 0: the page's default
+    return Matrix(lesson.run.attentions[1, 0], words, words)  # layer 2, head 1: the page's default
 
 
 def articles() -> Matrix:
@@ -194,10 +194,10 @@ def test_presenter_mode_sections_on_the_decoder(page, watch, server) -> None:
     second = "Section 2 of 5 · Every head"
     cr.click(page, cr.main_button(page, "Next →"), shows_progress(page, second), second)
     assert query(page.url).get("step") == ["2"] and query(page.url).get("present") == ["1"]
-    head_title = "Layer 2, head 0: attention weights"
+    head_title = "Layer 2, head 1: attention weights"
     titles = cr.chart_titles(page)
     assert titles[:2] == [f"All {model.n_layers * model.n_heads} heads: layers (rows) × heads (columns)", head_title]
-    assert len(titles) == 3 and titles[2].startswith("Head view, layer 2, head 0 ("), titles  # "(44 lines, ...)"
+    assert len(titles) == 3 and titles[2].startswith("Head view, layer 2, head 1 ("), titles  # "(44 lines, ...)"
     assert cr.chart_boxes(page) == 3
     assert headers(page) == [second]  # one heading per section: the progress line
     assert np.array_equal(chart_z(page, head_title), decoder().values)

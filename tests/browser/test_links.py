@@ -87,7 +87,7 @@ PATHS = {
     "multi-head": ("multi-head", Change("Heads H", "heads", None)),  # 3 -> 4, the default: left out
     "cross-attention": ("cross-attention", Change("d_k = d_v", "d_k", "16")),
     "masks-and-cost": ("masks-and-cost", Change("Window radius r", "radius", None)),  # 1 -> 2, the default
-    "real-model-neuron": ("real-model", Change("Layer", "layer", "4", to="layer 4")),
+    "real-model-neuron": ("real-model", Change("Layer", "layer", "5", to="layer 5")),  # layer 4 is the default
     "real-model-head": ("real-model", Change("View", "view", "model", to="Model view")),
     "decoder": ("decoder", Change("Head", "head", "3", to="head 3")),
     "attention-in-a-transformer": ("attention-in-a-transformer", Change("H (attention heads)", "heads", "12")),
@@ -140,13 +140,13 @@ WIDGETS = [
     ("real-model-neuron", "b", None, "Sentence B (optional)", ""),
     ("real-model-neuron", "view", "neuron", "View", "Neuron view"),
     ("real-model-neuron", "layer", "2", "Layer", "layer 2"),
-    ("real-model-neuron", "head", "1", "Head", "head 1"),
+    ("real-model-neuron", "head", "2", "Head", "head 2"),  # head 1 is the default: left out of a link
     ("real-model-neuron", "query", "10", "Query token", "10: it"),
     ("real-model-head", "a", "The cat sat.", "Sentence A", "The cat sat."),
     ("real-model-head", "b", "It was tired.", "Sentence B (optional)", "It was tired."),
     ("real-model-head", "view", None, "View", "Head view"),
     ("real-model-head", "layer", "2", "Layer", "layer 2"),
-    ("real-model-head", "heads", "0,5,11", "Heads", ["head 0", "head 5", "head 11"]),
+    ("real-model-head", "heads", "1,5,12", "Heads", ["head 1", "head 5", "head 12"]),  # counted from 1
     ("real-model-head", "focus", "3", "Focus on a query token", "3: sat"),  # [CLS] the cat sat
     ("real-model-head", "region", "A→B", "Which lines", "A→B"),
     ("real-model-head", "hide", "1", "Hide [CLS] and [SEP]", True),
@@ -158,7 +158,7 @@ WIDGETS = [
         "Words (from the model's 100-word vocabulary)",
         "cat dog sun cat dog sun",
     ),
-    ("decoder", "layer", "0", "Layer", "layer 1"),
+    ("decoder", "layer", "1", "Layer", "layer 1"),
     ("decoder", "head", "2", "Head", "head 2"),
     ("decoder", "focus", "4", "Focus on a word", "4: dog"),
     ("decoder", "predict", None, "Predict first", False),
@@ -169,7 +169,13 @@ WIDGETS = [
     ("attention-in-a-transformer", "seed", "9", "Seed for the random weights", "9"),
     ("articles-checked", "k_mat", "0.3, 0.4, 0.2", "k_mat", "0.3, 0.4, 0.2"),
     ("articles-checked", "seed", "3", "Seed for the random vectors of sections 2 to 5", "3"),
-    ("articles-checked", "scale", "2", "Standard deviation s of the learned q and k entries", "2.0"),
+    (
+        "articles-checked",
+        "scale",
+        "2",
+        "Standard deviation s of the q and k entries (mean 0)",
+        "2.0",
+    ),
     ("class", "code", "K7XQ2M", "Class code", "K7XQ2M"),
 ]
 

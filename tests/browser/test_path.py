@@ -6,14 +6,15 @@
 - switching on the causal mask names, near the top, the steps it changed, with links that
   scroll to them; the worked cell's bar chart highlights key j and has no zero line on x;
 - every page links to the next in the teaching order, and the link works;
-- the theme switch turns the app dark, survives a page change and a reload (the link keeps
-  it), passes axe-core in its dark theme, and turns it light again.
+- the theme switch (Streamlit's menu) turns the app dark, survives a page change and a reload
+  on the other page, passes axe-core in its dark theme, and turns it light again.
 
 Screenshots go to tests/artifacts/path-*.png."""
 
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -90,10 +91,10 @@ def test_the_real_model_page_opens_on_one_head_with_it_picked(tab) -> None:
     page = tab.page
     tab.visit("Real model")
     assert page.locator("textarea[aria-label='Sentence A']").input_value() == models.IT_SENTENCES["tired"]
-    assert page.evaluate(WIDGET_JS, "Heads") == [f"head {head}"]
+    assert page.evaluate(WIDGET_JS, "Heads") == [f"head {head + 1}"]  # heads and layers counted from 1
     assert page.evaluate(WIDGET_JS, "Focus on a query token") == f"{it}: it"
     view = page.evaluate(HEAD_VIEW_JS)
-    assert view["title"].startswith(f"Head view, layer {layer}")
+    assert view["title"].startswith(f"Head view, layer {layer + 1}")
     assert view["lines"] and {h for h, _, _ in view["lines"]} == {head}
     assert {q for _, q, _ in view["lines"]} == {it}, "only the lines from “it” are drawn"
     assert view["top"] < 800, f"the chart starts {view['top']:.0f} px down, below the first screen"
@@ -119,8 +120,9 @@ def test_a_sentence_typed_on_home_appears_on_step_by_step(tab) -> None:
     assert urlparse(page.url).path.strip("/") == "step-by-step"
     assert page.locator("input[aria-label='Sentence']").input_value() == SENTENCE
     assert _query(page).get("text") == [SENTENCE]
-    tokens = page.locator("[data-testid='stMain'] [data-testid='stCode']").first.inner_text()
-    assert "1:dog" in tokens and "7:garden" in tokens
+    paragraphs = page.locator("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")
+    tokens = paragraphs.filter(has_text=re.compile("^0\u00a0")).first.inner_text()  # ui.markup.token_list
+    assert "1\u00a0dog" in tokens and "7\u00a0garden" in tokens
     assert not tab.problems()
 
 
@@ -195,15 +197,26 @@ def test_every_page_links_to_the_next(tab) -> None:
 
 
 def _choose_theme(page, name: str) -> None:
-    since = run_count(page)
-    page.locator("[data-testid='stSidebar'] [role='radiogroup'][aria-label='Theme']").get_by_text(
-        name, exact=True
-    ).click()
-    wait_for_run(page, since)
-    page.wait_for_timeout(300)
+    """Pick a theme in Streamlit's own menu (⋮, then System, Light or Dark), as a student does,
+    and wait until the page shows it."""
+    page.get_by_role("button", name="Main menu").click()
+    page.get_by_role("menuitemradio", name=name).click()
+    want_dark = name == "Dark"
+    eventually(page, lambda: _dark(page) == want_dark, f"the app to turn {name.lower()}")
+    page.keyboard.press("Escape")  # the menu stays open after a pick
+    page.get_by_role("menu").wait_for(state="hidden")
+
+
+def _chart_title_fill(page) -> str:
+    return page.evaluate(
+        "() => getComputedStyle(document.querySelector(\"[data-testid='stMain'] .main-svg .gtitle\")).fill"
+    )
 
 
 def test_the_theme_switch_changes_the_theme_and_survives_a_page_change(browser, server) -> None:
+    """Streamlit's menu is the switch (ui/theme.py): its choice turns the app and its charts dark,
+    lasts through a page change and a reload on the other page (the compat module copies it to
+    every page), and turns the app light again. Links carry no theme."""
     watch = Watch()
     context = offline_context(browser, watch, color_scheme="light")
     try:
@@ -212,23 +225,19 @@ def test_the_theme_switch_changes_the_theme_and_survives_a_page_change(browser, 
         open_app(page, server.url, "step-by-step")
         assert not _dark(page)
         _choose_theme(page, "Dark")
-        assert _dark(page) and _query(page).get("theme") == ["dark"]
-        text = page.evaluate(
-            "() => getComputedStyle(document.querySelector(\"[data-testid='stMain'] .main-svg .gtitle\")).fill"
-        )
-        assert sum(_rgb(text)) / 3 > 150, f"chart text is {text} on the dark theme"
+        eventually(page, lambda: sum(_rgb(_chart_title_fill(page))) / 3 > 150, "chart text in the dark theme's colour")
+        assert "theme" not in _query(page)
         screenshot(page, "path-theme-dark-step-by-step")
         go_to(page, "Multi-head")
-        assert _dark(page) and _query(page).get("theme") == ["dark"]
+        assert _dark(page)
         found = axe_violations(page)
         assert not found, "axe-core on Multi-head after switching to dark:\n" + report(found)
         page.reload()
         page.wait_for_selector("[data-testid='stApp']", state="attached")
         wait_for_run(page, 0)
-        page.wait_for_timeout(500)
-        assert _dark(page), "a reload (the link) kept the theme"
+        assert _dark(page), "a reload on another page kept the theme"
         _choose_theme(page, "Light")
-        assert not _dark(page) and _query(page).get("theme") == ["light"]
+        assert not _dark(page) and "theme" not in _query(page)
         assert not link_problems(page, watch), link_problems(page, watch)
     finally:
         context.close()

@@ -97,7 +97,7 @@ def test_presenter_mode_walks_through_the_views(page, watch, request, theme: str
     from attn_core import models
 
     layer, _ = models.it_head(models.load_model(device="cpu"))  # the page opens on the head for "it"
-    assert chart_titles(page)[0].startswith(f"Head view, layer {layer}")
+    assert chart_titles(page)[0].startswith(f"Head view, layer {layer + 1}")  # counted from 1
     assert _first_chart_top(page) < PROJECTOR["height"] * 0.75, "the head view starts below the first screen"
     assert main_button(page, "← Back").is_disabled()
     screenshot(page, f"real-model-present-head-{theme}")

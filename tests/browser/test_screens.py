@@ -127,9 +127,13 @@ def test_every_presenter_section_fits_a_projector_and_reads_on_a_phone(tab, serv
     assert not problems, "\n".join(problems)
 
 
-def test_a_sentence_change_in_presenter_mode_draws_the_chart_once(tab, server) -> None:
-    """The stage sizes the chart in the browser (height="stretch"); a change still draws each
-    heatmap once (test_redraw.py's count, here on Step by step's step 8 on a projector)."""
+def test_a_sentence_change_in_presenter_mode_draws_the_chart_at_most_twice(tab, server) -> None:
+    """The stage sizes the chart in the browser (height="stretch"). Streamlit hands a newly
+    mounted chart to Plotly at the figure's own size before it has measured the stage, then at
+    the stage's size: two draws, where a wrapper of Plotly.react used to hand the first call the
+    stage's size (gone, issue #31; no public hook sizes that first call). Never more than two
+    (a chart drawn again for an axis Plotly rewrote, ui.charts._fix_reversed_rows), and the last
+    one fills the chart's box (here on Step by step's step 8 on a projector)."""
     from tests.browser.test_redraw import COUNT_DRAWS_JS, DRAWS_SETTLED_JS
     from tests.support.browser.waits import fill_text, text_inputs
 
@@ -143,6 +147,7 @@ def test_a_sentence_change_in_presenter_mode_draws_the_chart_once(tab, server) -
     box = text_inputs(page).filter(has=page.get_by_text("Sentence", exact=True)).first
     page.evaluate("() => { window.__draws = 0; }")
     fill_text(page, box, "Seven small words are typed in here")
-    page.wait_for_timeout(1000)  # a second draw would come right after the first
+    page.wait_for_timeout(1000)  # a later draw would come right after the others
+    settle(page)  # every chart drawn at its box's size
     assert page.locator(f"{MAIN} .js-plotly-plot").count() == 1
-    assert int(page.evaluate("() => window.__draws")) == 1
+    assert 1 <= int(page.evaluate("() => window.__draws")) <= 2

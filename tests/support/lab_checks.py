@@ -100,3 +100,45 @@ def assert_never_imports_torch(script: str) -> None:
         "bad = {'torch', 'transformers'} & set(sys.modules); assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def read_token_list(markdown: str) -> list[str] | None:
+    """The tokens of a token list (ui.markup.token_list) as a CommonMark parser reads them back,
+    or None when ``markdown`` is not one: **0** token, **1** token, ... and nothing else."""
+    from markdown_it import MarkdownIt
+
+    from ui.markup import NUMBER_GAP, TOKEN_GAP
+
+    blocks = [b for b in MarkdownIt("commonmark").parse(markdown) if b.type == "inline"]
+    if len(blocks) != 1 or not blocks[0].children:
+        return None
+    numbers, texts, bold = [], [], False
+    for child in blocks[0].children:
+        if child.type in ("strong_open", "strong_close"):
+            bold = child.type == "strong_open"
+            if bold:
+                numbers.append("")
+                texts.append("")
+        elif child.type == "text" and not numbers:
+            if child.content:
+                return None
+        elif child.type == "text":
+            if bold:
+                numbers[-1] += child.content
+            else:
+                texts[-1] += child.content
+        else:
+            return None
+    if numbers != [str(i) for i in range(len(numbers))] or not numbers:
+        return None
+    tokens = [t.removesuffix(TOKEN_GAP) if k < len(texts) - 1 else t for k, t in enumerate(texts)]
+    if not all(t.startswith(NUMBER_GAP) for t in tokens):
+        return None
+    return [t.removeprefix(NUMBER_GAP) for t in tokens]
+
+
+def shown_tokens(at: AppTest, nth: int = 0) -> list[str]:
+    """The ``nth`` token list the page shows (ui.common.show_tokens), as a list of tokens."""
+    lists = [found for m in at.markdown if (found := read_token_list(m.value)) is not None]
+    assert len(lists) > nth, f"the page shows {len(lists)} token list(s), not {nth + 1}"
+    return lists[nth]

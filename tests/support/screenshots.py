@@ -25,11 +25,11 @@ ASSETS = ROOT / "assets"
 PROJECTOR_SHOT = ASSETS / "screen-projector.png"
 PHONE_SHOT = ASSETS / "screen-phone.png"
 
-# Where Home's second chart (the trained head) ends: the phone shot runs from the top to there.
-SECOND_CHART_BOTTOM_JS = """
+# Where Home's last chart (the trained head) ends: the phone shot runs from the top to there.
+LAST_CHART_BOTTOM_JS = """
 () => {
   const charts = document.querySelectorAll("[data-testid='stMain'] [data-testid='stPlotlyChart']");
-  return Math.ceil(charts[1].getBoundingClientRect().bottom + 12);
+  return Math.ceil(charts[charts.length - 1].getBoundingClientRect().bottom + 12);
 }
 """
 
@@ -50,7 +50,7 @@ def main() -> None:
             page.set_viewport_size(PHONE)
             open_app(page, server.url, "")
             settle(page)
-            bottom = page.evaluate(SECOND_CHART_BOTTOM_JS)
+            bottom = page.evaluate(LAST_CHART_BOTTOM_JS)
             page.set_viewport_size({"width": PHONE["width"], "height": bottom})
             settle(page)
             page.screenshot(path=PHONE_SHOT)

@@ -315,30 +315,36 @@ def test_to_npz_round_trip_with_settings():
 # --------------------------------------------------------------------------- head_table
 
 
-@pytest.mark.parametrize("first_layer", [0, 1])
-def test_head_table_labels(first_layer):
+def test_head_table_counts_layers_and_heads_from_1():
     values = RNG.random((3, 4))
-    t = tb.head_table(values, "Attention to [CLS]", first_layer=first_layer)
-    assert t.rows == tuple(f"layer {layer}" for layer in range(first_layer, first_layer + 3))
-    assert t.cols == ("head 0", "head 1", "head 2", "head 3")
+    t = tb.head_table(values, "Attention to [CLS]")
+    assert t.rows == ("layer 1", "layer 2", "layer 3")
+    assert t.cols == ("head 1", "head 2", "head 3", "head 4")
     assert (t.row_title, t.col_title, t.name, t.kind) == ("layer", "head", "Attention to [CLS]", "signed")
     assert_array_equal(t.values, values)
 
 
-def test_head_table_default_counts_layers_from_zero():
-    assert tb.head_table(np.zeros((2, 1)), "x").rows == ("layer 0", "layer 1")
-
-
 def test_head_table_descriptions_name_layers_and_heads_by_their_labels():
-    """A head table's rows are "layer 1", "layer 2" (our decoder counts from 1): the description
-    names the cell by those labels, never by a 0-based position beside them."""
+    """A head table's rows are "layer 1", "layer 2" and its columns "head 1", ... (counted from 1):
+    the description names the cell by those labels, never by a 0-based position beside them."""
     values = np.array([[0.1, 0.2], [0.9, 0.3]])
-    text = tb.describe(tb.head_table(values, "Induction score", first_layer=1))
-    assert "at layer 2, head 0 (0.90)" in text and "layer 1 " not in text
+    text = tb.describe(tb.head_table(values, "Induction score"))
+    assert "at layer 2, head 1 (0.90)" in text and "layer 1 " not in text
     weights = tb.Table(
         np.array([[0.25, 0.75]]), ["It"], ["the", "Cat"], name="w", kind="weights", row_title="query", col_title="key"
     )
     assert "Query 0 “It” puts most weight on key 1 “Cat” (0.75)" in tb.describe(weights)
+
+
+def test_a_row_cut_from_a_longer_matrix_is_named_by_its_own_position():
+    """The neuron view's q is one query's row: a table of one row whose first_row is the query's
+    position. Its description and its table's labels say that position, as the token list does."""
+    values, dims = np.array([[0.1, -2.0, 0.3]]), ["d0", "d1", "d2"]
+    q = tb.Table(values, ["the"], dims, name="q", row_title="query", col_title="dimension", first_row=1)
+    assert "at query 1 “the”, dimension 1 “d1” (−2.00)" in tb.describe(q)
+    row = tb.Table(np.array([[0.2, 0.8]]), ["it"], ["a", "b"], name="w", kind="weights", row_title="query", first_row=7)
+    assert tb.describe(row).split(". ")[1].startswith("Query 7 “it” puts most weight on column 1")
+    assert tb.labelled(q.rows, q.first_row) == ["1:the"] and tb.labelled(("a", "b"), 3) == ["3:a", "4:b"]
 
 
 def test_bad_shapes_and_names_raise_clear_errors():

@@ -1,9 +1,20 @@
-"""Wait for Streamlit reruns, and drive the navigation and the widgets that cause them.
+"""Wait for what a Streamlit page shows, and drive the navigation and the widgets that rerun it.
 
-Waiting follows Streamlit's own e2e tests (`[data-test-script-state='notRunning']`), made
-race-free by an init script that counts finished script runs, so "wait for the rerun this
-action caused" never mistakes the state before the rerun for the state after it. Every
-driver here waits for the rerun its action caused before it returns.
+Waits follow what a user sees where that is enough: the page drawn (Streamlit's own
+``[data-test-script-state='notRunning']``, as its e2e tests wait for it, with nothing stale,
+no widget still loading, every chart drawn and the page quiet for a moment), a page's first
+run (``open_app``: the main area shows the page), and a change of page (``go_to``: the address
+and the page's title are the new page's).
+
+Where nothing visible can tell that a rerun happened, the run counter stays: a widget's driver
+(``fill_text``, ``set_number``, ``bump_number``, ``nudge_slider``) cannot know what its rerun
+changes on the page (often nothing it can name, sometimes nothing at all), and a test that
+checks an action did *not* rerun the page (copying a link, a download) has nothing to look at.
+An init script counts finished script runs from the app's WebSocket (the server's
+ForwardMsg.script_finished, read from the protobuf wire format), because the DOM's
+data-test-script-state alone misses runs: when the browser is busy, React batches "running"
+and "notRunning" into one render and the attribute never shows "running". ``wait_for_run``
+(since a ``run_count``) is what those drivers wait with.
 """
 
 from __future__ import annotations
@@ -19,13 +30,8 @@ RUN_TIMEOUT_MS = 60_000  # one script rerun; the real-model page loads a model o
 # The navigation, in order: (title, url path, artifact name), from the one page list.
 PAGES = [(p.title, p.url_path, p.url_path or "home") for p in pages.PAGES]
 
-# Counts finished script runs, so a wait can ask for "a run that ended after this moment"
-# instead of sampling a state that may be stale. The DOM's data-test-script-state alone is
-# not enough: when the browser is busy, React batches "running" and "notRunning" into one
-# render and the attribute never shows "running". So the init script also listens to the
-# app's WebSocket and counts the server's ForwardMsg.script_finished messages (field 6, an
-# enum; 2 = FINISHED_EARLY_FOR_RERUN is not counted, a rerun follows it), read straight from
-# the protobuf wire format.
+# Counts finished script runs (see the module docstring), and stamps every change of the page
+# (window.__stChangedAt), so that a wait can also ask for a quiet page.
 RUN_COUNTER_JS = """
 (() => {
   window.__stRuns = 0;
@@ -38,7 +44,7 @@ RUN_COUNTER_JS = """
     }
   }).observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: [attr]});
   // When the page last changed: under load the app draws a run's messages well after the
-  // last one arrived, so a wait also asks for a quiet page (see RAN_SINCE_JS).
+  // last one arrived, so a wait also asks for a quiet page (see DRAWN_JS).
   window.__stChangedAt = 0;
   new MutationObserver(() => { window.__stChangedAt = performance.now(); })
     .observe(document, {subtree: true, childList: true, characterData: true});
@@ -102,38 +108,57 @@ _IDLE_JS = """
 }
 """
 
-# A run that ended after `since`, rendered: the server said it finished, and since then
-# (and since the page last changed) 150 ms have passed, time for the app to draw the
-# messages queued before it (under load it draws them seconds after they arrive); the app
-# says it is not running, no element of the previous run is still shown as stale, and no
-# placeholder waits for a lazily loaded widget (Streamlit loads each widget's code on first use).
-RAN_SINCE_JS = """
-(since) => {
+# What a user sees once a run has been drawn: the app connected and not running, its main area
+# showing elements, none of them stale (left from the run before), no placeholder waiting for a
+# lazily loaded widget (Streamlit loads each widget's code on first use), every chart drawn, and
+# nothing on the page changed for 150 ms (under load the app draws a run's messages seconds after
+# they arrive).
+DRAWN_JS = """
+() => {
   const app = document.querySelector("[data-testid='stApp']");
+  const main = document.querySelector("[data-testid='stMain']");
+  if (!app || !main) return false;
   const quiet = Math.max(window.__stFinishedAt || 0, window.__stChangedAt || 0);
-  return !!app && (window.__stRuns || 0) > since
-      && performance.now() - quiet > 150  // the app has drawn the last messages
-      && app.getAttribute('data-test-script-state') === 'notRunning'
+  const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
+  const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
+  return app.getAttribute('data-test-script-state') === 'notRunning'
+      && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+      && !!main.querySelector("[data-testid='stElementContainer']")
       && !document.querySelector("[data-stale='true']")
-      && !document.querySelector("[data-testid='stSkeleton']");  // lazily loaded widgets still coming
+      && !document.querySelector("[data-testid='stSkeleton']")
+      && plots.length >= boxes && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg'))
+      && performance.now() - quiet > 150;
 }
 """
 
-_CHARTS_READY_JS = """
+# A run that ended after `since` (a run count), drawn (DRAWN_JS).
+RAN_SINCE_JS = """
+(since) => (window.__stRuns || 0) > since && (DRAWN)()
+""".replace("DRAWN", DRAWN_JS.strip())
+
+# The page's title as the reader sees it (the first heading in the main area), and its address.
+_WHERE_JS = """
 () => {
-  const main = document.querySelector("[data-testid='stMain']");
-  if (!main) return false;
-  const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
-  const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
-  return plots.length >= boxes && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg'));
+  const h1 = document.querySelector("[data-testid='stMain'] h1");
+  return [location.pathname, h1 ? h1.textContent.trim() : ''];
 }
 """
+
+# Another page drawn: the address is `path`, and the main area's title is no longer `old`.
+_ARRIVED_JS = """
+([path, old]) => {
+  const h1 = document.querySelector("[data-testid='stMain'] h1");
+  const title = h1 ? h1.textContent.trim() : '';
+  return location.pathname.replace(/\\/+$/, '').endsWith(path) && !!title && title !== old && (DRAWN)();
+}
+""".replace("DRAWN", DRAWN_JS.strip())
 
 
 # --- waiting and navigation ---------------------------------------------------------
 
 
 def run_count(page) -> int:
+    """Script runs finished so far (see the module docstring: only where nothing visible tells)."""
     return int(page.evaluate("() => window.__stRuns || 0"))
 
 
@@ -141,21 +166,29 @@ def wait_idle(page, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout_ms)
 
 
+def wait_drawn(page, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
+    """Wait until the page shows a finished run, drawn (DRAWN_JS)."""
+    page.wait_for_function(DRAWN_JS, timeout=timeout_ms)
+
+
 def wait_for_run(page, since: int, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
-    """Wait until a script run that ended after `since` (a run_count) has finished."""
+    """Wait until a script run that ended after `since` (a run_count) has been drawn. With
+    ``since=0`` on a page just opened, that is its first run: the page drawn is enough."""
+    if since == 0:
+        wait_drawn(page, timeout_ms)
+        return
     page.wait_for_function(RAN_SINCE_JS, arg=since, timeout=timeout_ms)
-    wait_charts(page)
 
 
 def wait_charts(page, timeout_ms: int = 30_000) -> None:
-    page.wait_for_function(_CHARTS_READY_JS, timeout=timeout_ms)
+    wait_drawn(page, timeout_ms)
 
 
 def open_app(page, base_url: str, path: str = "") -> None:
-    """Load the app (optionally a page by url path) and wait for its first run to end."""
+    """Load the app (optionally a page by url path) and wait until it shows that page."""
     page.goto(f"{base_url}/{path}")
     page.wait_for_selector("[data-testid='stApp']", state="attached")
-    wait_for_run(page, 0)
+    wait_drawn(page)
 
 
 def nav_titles(page) -> list[str]:
@@ -171,13 +204,18 @@ def nav_link(page, title: str):
 
 
 def go_to(page, title: str) -> None:
-    """Open a page through the sidebar navigation, by its title."""
+    """Open a page through the sidebar navigation, by its title, and wait until it is shown:
+    its address, a title other than the last page's, drawn."""
     link = nav_link(page, title)
     if link.count() != 1:
         raise AssertionError(f"no single sidebar link {title!r}; the navigation shows {nav_titles(page)}")
-    since = run_count(page)
+    path = next((p for t, p, _ in PAGES if t == title), None)
+    _, old = page.evaluate(_WHERE_JS)
     link.click()
-    wait_for_run(page, since)
+    if path is None:  # not in the page list: the address cannot tell, a run must
+        wait_drawn(page)
+        return
+    page.wait_for_function(_ARRIVED_JS, arg=["/" + path if path else "", old], timeout=RUN_TIMEOUT_MS)
 
 
 # --- widgets -------------------------------------------------------------------------
