@@ -1,8 +1,8 @@
 """Class mode: rooms a teacher opens and students follow, their predict-first polls, and
 their storage through SQLAlchemy (SQLite by default, PostgreSQL for several app servers).
 
-Plain Python: no Streamlit here. The Class page (lessons/class_room/page.py) and the follower's
-loop (ui/class_mode.py) are thin layers over ``Classroom``.
+Plain Python: no Streamlit here. The Class page (lessons/class_room/page.py) and class mode on
+every page (the ui.class_mode package) are thin layers over ``Classroom``.
 
     from classroom import Classroom, storage
 

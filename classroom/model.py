@@ -3,9 +3,9 @@ a question's tally; and the two errors a caller handles (``RefusedError``, ``Una
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 MAX_OPTIONS = 64  # Step by step asks about one of up to 64 tokens
@@ -15,6 +15,7 @@ MAX_OPTION_TEXT = 200
 MAX_PARAMS = 64
 MAX_PARAM_TEXT = 6100  # the Real model page takes 6,000 characters per sentence
 MAX_VIEW_BYTES = 256_000
+SIGNATURE = re.compile(r"[0-9a-f]{16}")  # a question's signature: 16 hex digits (ui.question.Question.signature)
 
 
 class RefusedError(ValueError):
@@ -30,9 +31,12 @@ class UnavailableError(RuntimeError):
 @dataclass(frozen=True)
 class PollQuestion:
     """One predict-first question as the class sees it: pick an option (and maybe estimate a
-    value in [0, 1])."""
+    value in [0, 1]). The app makes it from its own question type, whose ``signature`` names
+    this exact question (another sentence, row or setting gives another one): the room stores
+    answers and reveals under it."""
 
     key: str  # which question of the page this is (the page's widget key, e.g. "sbs_quiz")
+    signature: str
     prompt: str
     options: tuple[str, ...]
     answer: int  # index of the right option
@@ -41,6 +45,8 @@ class PollQuestion:
     explain: str = ""
 
     def __post_init__(self) -> None:
+        if not SIGNATURE.fullmatch(self.signature):
+            raise ValueError(f"a question's signature is 16 hex digits, got {self.signature[:40]!r}")
         if not 1 <= len(self.options) <= MAX_OPTIONS:
             raise ValueError(f"a question needs 1 to {MAX_OPTIONS} options, got {len(self.options)}")
         if not 0 <= self.answer < len(self.options):
@@ -51,15 +57,10 @@ class PollQuestion:
         if any(len(t) > MAX_TEXT for t in texts) or any(len(o) > MAX_OPTION_TEXT for o in self.options):
             raise ValueError("a question's text is too long")
 
-    @property
-    def signature(self) -> str:
-        """Names this exact question: another sentence, row or setting gives another one."""
-        raw = json.dumps([self.key, self.prompt, self.options, self.answer, self.value], ensure_ascii=False)
-        return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
-
     def to_dict(self) -> dict:
         return {
             "key": self.key,
+            "signature": self.signature,
             "prompt": self.prompt,
             "options": list(self.options),
             "answer": self.answer,
@@ -92,6 +93,8 @@ class View:
             raise ValueError("page or section name too long")
         if len(self.questions) > MAX_QUESTIONS:
             raise ValueError(f"at most {MAX_QUESTIONS} questions at once")
+        if len(set(self.signatures)) != len(self.questions):
+            raise ValueError("two questions of one view have the same signature")
 
     def question(self, key: str) -> PollQuestion | None:
         return next((q for q in self.questions if q.key == key), None)

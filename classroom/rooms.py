@@ -37,6 +37,15 @@ def no_room(code: str) -> str:
     return f"No open class with code {code}." if code else "Type a class code first."
 
 
+def _view(text: str) -> View:
+    """The stored view; a view this app cannot read (written by another version of it) is an
+    empty one until the teacher's next move publishes a new one."""
+    try:
+        return View.from_json(text)
+    except (ValueError, KeyError, TypeError):
+        return View()
+
+
 def _guarded(method: Callable[P, R]) -> Callable[P, R]:
     """Database and file errors become UnavailableError; RefusedError passes through unchanged."""
 
@@ -87,8 +96,10 @@ class Classroom:
             raise RefusedError(no_room(code))
         return room
 
-    def _teacher_room(self, s: Session, teacher: Teacher) -> Room:
-        room = self._live_room(s, teacher.code, lock=True)
+    def _teacher_room(self, s: Session, teacher: Teacher, *, lock: bool = True) -> Room:
+        """The teacher's open room, its row locked (``lock``) for a change the teacher makes;
+        RefusedError when the key or the tab's hold does not match."""
+        room = self._live_room(s, teacher.code, lock=lock)
         if not codes.key_matches(teacher.key, room.key_hash):
             raise RefusedError(f"That teacher key does not open class {teacher.code}.")
         if room.holder != teacher.holder:
@@ -315,9 +326,7 @@ class Classroom:
             if room is None:
                 return None
             revealed = s.scalars(select(Question.signature).where(Question.room == code, Question.revealed))
-            state = RoomState(
-                code=code, version=room.version, view=View.from_json(room.view), revealed=frozenset(revealed)
-            )
+            state = RoomState(code=code, version=room.version, view=_view(room.view), revealed=frozenset(revealed))
         with self._lock:
             if len(self._states) >= STATES_KEPT:
                 self._states.clear()
@@ -336,11 +345,14 @@ class Classroom:
     @_guarded
     def tally(self, code: str, question: PollQuestion, teacher: Teacher | None = None) -> Tally:
         """The answers to ``question``, counted per option. The teacher sees it live; anyone
-        else only once it is revealed. Nobody sees who answered what."""
+        else only once it is revealed. Nobody sees who answered what.
+
+        The teacher's screen reads this every second: the key is checked without locking the
+        room's row, so the tally never waits for (or holds up) a publish or a reveal."""
         signature = question.signature
         with self._read() as s, s.begin():
             if teacher is not None:
-                self._teacher_room(s, teacher)
+                self._teacher_room(s, teacher, lock=False)
             else:
                 self._live_room(s, code)
                 row = s.get(Question, (code, signature))

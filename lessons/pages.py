@@ -33,7 +33,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Home",
         ":material/home:",
         "",
-        "Type a sentence and watch one attention head answer; the path through the lessons.",
+        "Type a sentence and watch one attention head answer, see what training changes in a head, and start the path.",
     ),
     PageInfo(
         "lessons/step_by_step/page.py",

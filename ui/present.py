@@ -31,7 +31,7 @@ PARAM = Param(KEY, False, "bool")
 CSS = Path(__file__).resolve().parents[1] / "assets" / "present.css"
 CHART_SCALE = 1.5  # every chart size in presenter mode: 14 px chart text becomes 21 px
 NAV_KEY = "present_nav"  # Back, the progress line and Next: class st-key-present_nav (assets/present.css)
-# Class mode (ui.class_follow): a student following a teacher who presents sees one section at a
+# Class mode (ui.class_mode.follow): a student following a teacher who presents sees one section at a
 # time too, at the student's own screen size; the teacher's progress line goes to the class.
 FOLLOW_KEY = "class_follow_single"
 SECTION_KEY = "class_section"

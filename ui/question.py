@@ -1,6 +1,6 @@
 """A predict-first question, as plain data (no Streamlit), so a lesson's words module can build
 it from the engine's numbers and a unit test can check its answer. ui.quiz asks it; in a class,
-class mode turns it into the class's poll."""
+class mode turns it into the class's poll (ui.class_mode.backend), under the same signature."""
 
 from __future__ import annotations
 
@@ -22,5 +22,8 @@ class Question:
 
     @property
     def signature(self) -> str:
-        raw = repr((self.prompt, self.options, self.answer, None if self.value is None else round(self.value, 9)))
+        """16 hex digits that name this exact question (another sentence, row or setting gives
+        another one): the quiz keeps a reveal under it, and a class stores its answers under it."""
+        value = None if self.value is None else round(float(self.value), 9)
+        raw = repr((self.key, self.prompt, tuple(self.options), int(self.answer), value))
         return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()

@@ -2,22 +2,27 @@
 guess, the answer once they ask for it, and a running score for the session.
 
 Questions are built by the pages from the engine's result (never typed-in answers); a new
-question (another sentence, row or setting) hides the answer again. In a class (ui.class_mode)
-the same call asks the whole class: the teacher's screen shows the answers coming in and
-reveals them, each student sends an answer.
+question (another sentence, row or setting) hides the answer again. Whoever runs the page can
+give the quiz a backend that asks first (``asked_by``): in a class, ui.class_mode gives it the
+class's poll, so the same call asks the whole class (the teacher's screen shows the answers
+coming in and reveals them, each student sends an answer). This module knows nothing of
+class mode.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import streamlit as st
 
-from ui import class_mode
 from ui.common import PICK_PLACEHOLDER, md_escape
 from ui.question import Question
 
-__all__ = ["Outcome", "Question", "ask", "judge", "revealed", "score_line"]
+__all__ = ["Backend", "Outcome", "Question", "ask", "asked_by", "judge", "revealed", "score_line"]
 
 SCORE_KEY = "quiz_score"  # {"asked", "right", "error"} for the whole session, every page
 
@@ -30,6 +35,33 @@ class Outcome:
     estimate: float | None
     right: bool
     error: float | None  # |estimate - value|
+
+
+class Backend(Protocol):
+    """Another way to ask a question (class mode's poll). Each method returns None for a
+    question it does not take; the quiz then asks it itself."""
+
+    def ask(self, q: Question) -> bool | None:
+        """Draw ``q``; whether its answer is shown."""
+        ...
+
+    def revealed(self, q: Question) -> bool | None:
+        """Whether the answer to ``q`` is shown."""
+        ...
+
+
+_BACKEND: contextvars.ContextVar[Backend | None] = contextvars.ContextVar("quiz_backend", default=None)
+
+
+@contextlib.contextmanager
+def asked_by(backend: Backend) -> Iterator[None]:
+    """Questions asked while the block runs (a page's run) go to ``backend`` first, and the
+    session's own score line is left out."""
+    token = _BACKEND.set(backend)
+    try:
+        yield
+    finally:
+        _BACKEND.reset(token)
 
 
 def _score() -> dict:
@@ -57,16 +89,16 @@ def judge(q: Question, picked: int, estimate: float | None) -> Outcome:
 
 
 def revealed(q: Question) -> bool:
-    if (in_class := class_mode.revealed(q)) is not None:
-        return in_class
+    if (backend := _BACKEND.get()) is not None and (shown := backend.revealed(q)) is not None:
+        return shown
     return st.session_state.get(f"{q.key}_revealed") == q.signature
 
 
 def ask(q: Question) -> bool:
     """Draw the question, the guess widgets and the Reveal button; after a reveal, the answer
     and how close the guess was. Returns whether the answer is shown."""
-    if (in_class := class_mode.ask(q)) is not None:
-        return in_class
+    if (backend := _BACKEND.get()) is not None and (shown := backend.ask(q)) is not None:
+        return shown
     st.markdown(f"**Predict first.** {md_escape(q.prompt)}")
     pick_key, est_key = f"{q.key}_pick", f"{q.key}_estimate"
     if st.session_state.get(pick_key) not in range(len(q.options)):
@@ -111,7 +143,7 @@ def ask(q: Question) -> bool:
 def score_line() -> None:
     """The session's running score: each page that asks shows it once, after its questions."""
     score = _score()
-    if not score["asked"] or class_mode.in_class():
+    if not score["asked"] or _BACKEND.get() is not None:
         return
     text = f"Your predictions this session: {score['right']} of {score['asked']} right"
     if score["estimated"]:

@@ -26,7 +26,7 @@ import streamlit as st
 from ui import sentence
 
 # Set to a new value when something outside the page replaced this session's URL (a class's
-# teacher, ui.class_follow): every page then reads its widgets from the URL again.
+# teacher, ui.class_mode.follow): every page then reads its widgets from the URL again.
 OUTSIDE_KEY = "url_replaced"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})

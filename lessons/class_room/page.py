@@ -2,21 +2,22 @@
 by the link or by typing the code; a teacher takes a class back with its teacher key.
 
 The rooms are classroom's (plain Python and SQLAlchemy); this session's part in a class
-(teacher or student, the banner, following, the poll) is ui.class_follow's.
+(teacher or student, the banner, following, the poll) is the ui.class_mode package's. The
+sentences and the QR code are lessons/class_room/words.py's.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-import segno
 import streamlit as st
 
 from classroom import RefusedError, UnavailableError
 from lessons import pages
-from ui import class_follow, class_store, present
-from ui.class_mode import STUDENT, TEACHER, ticking
+from lessons.class_room import words
+from ui import present
+from ui.class_mode import roles, store, ticker
+from ui.class_mode.session import PUBLISHED, STUDENT, TEACHER
 from ui.common import md_escape, once_per_server
 from ui.state import PageState, Param
 
@@ -26,32 +27,8 @@ K = STATE.key
 # The QR code's width on screen. A QR code scans from about ten times its width: 460 px of a
 # 1280 × 720 projector image 2.5-3 m wide is about 1 m, enough for the back of a classroom.
 QR_PX_PRESENT, QR_PX = 460, 260
-QR_BORDER = 4  # modules of white margin, as the QR standard asks
 PAGE_NAMES = {p.url_path: p.title for p in pages.PAGES}  # url path -> title, for "The class sees: …"
-
-
-@once_per_server(st.cache_data(show_spinner=False, max_entries=64))
-def qr_png(link: str, width_px: int) -> tuple[bytes, int]:
-    """The join link as a QR code at most ``width_px`` wide: PNG, black on white with the
-    standard 4-module margin, a whole number of pixels per module (so the browser shows it
-    unscaled, with sharp edges). Returns the PNG and its width."""
-    qr = segno.make(link, error="m")
-    scale = max(1, width_px // qr.symbol_size(scale=1, border=QR_BORDER)[0])
-    out = io.BytesIO()
-    qr.save(out, kind="png", scale=scale, border=QR_BORDER, dark="black", light="white")
-    return out.getvalue(), qr.symbol_size(scale=scale, border=QR_BORDER)[0]
-
-
-def app_url() -> str:
-    """The app's address as this browser reached it (without this page's path)."""
-    url = (st.context.url or "").split("?")[0].rstrip("/")
-    if url.endswith("/class"):
-        url = url[: -len("/class")]
-    return url or "http://localhost:8501"
-
-
-def join_link(code: str) -> str:
-    return f"{app_url()}/?room={code}"
+qr_png = once_per_server(st.cache_data(show_spinner=False, max_entries=64))(words.qr_png)
 
 
 # --------------------------------------------------------------------------- actions (callbacks)
@@ -59,38 +36,38 @@ def join_link(code: str) -> str:
 
 def _start() -> None:
     try:
-        held = class_store.rooms().open_room(client=class_follow.session_id())
+        held = store.rooms().open_room(client=roles.session_id())
     except (RefusedError, UnavailableError) as err:
-        class_follow.notice(str(err))
+        roles.notice(str(err))
         return
-    class_follow.become_teacher(held, show_key=True)
+    roles.become_teacher(held, show_key=True)
 
 
 def _take_back() -> None:
     code, key = st.session_state.get("class_back_code", ""), st.session_state.get("class_back_key", "")
     st.session_state["class_back_key"] = ""  # the key does not stay in a widget
     try:
-        held = class_store.rooms().take_back(code, key, client=class_follow.session_id())
+        held = store.rooms().take_back(code, key, client=roles.session_id())
     except (RefusedError, UnavailableError) as err:
-        class_follow.notice(str(err))
+        roles.notice(str(err))
         return
-    class_follow.become_teacher(held, show_key=False)
+    roles.become_teacher(held, show_key=False)
 
 
 def _join() -> None:
     code = st.session_state.get(K("code"), "")
     if code.strip():
-        class_follow.join(code)
+        roles.join(code)
 
 
 def _end() -> None:
-    held = class_follow.teacher()
+    held = roles.teacher()
     try:
-        class_store.rooms().close_room(held)
+        store.rooms().close_room(held)
     except (RefusedError, UnavailableError) as err:
-        class_follow.notice(str(err))
+        roles.notice(str(err))
         return
-    class_follow.stop_teaching(f"Class {held.code} has ended: its answers are deleted.")
+    roles.stop_teaching(words.ended(held.code))
 
 
 def _hide_key() -> None:
@@ -100,64 +77,71 @@ def _hide_key() -> None:
 # --------------------------------------------------------------------------- the page's parts
 
 
+def literal(text: str, key: str) -> None:
+    """``text`` exactly as it is, selectable for copying, in a keyed box (assets/class.css):
+    plain text, not code, so no syntax highlighter is loaded for it."""
+    st.container(key=key).text(text)
+
+
 def following_now(code: str) -> None:
     try:
-        n = class_store.rooms().following(code)
+        n = store.rooms().following(code)
     except UnavailableError as err:
         st.warning(md_escape(str(err)))
         return
-    st.markdown(f"Students following now: **{n}**")
+    st.markdown(words.following_now(n))
 
 
 def where_the_class_is() -> None:
-    view = st.session_state.get(class_follow.PUBLISHED)
-    if view is None:
+    view = st.session_state.get(PUBLISHED)
+    if view is not None:
+        st.caption(words.class_sees(PAGE_NAMES.get(view.page, view.page), view.section))
+
+
+def keeping_classes() -> None:
+    """Where the classes are kept, when that is the default file on this server's disk."""
+    if not store.on_default_file():
         return
-    where = PAGE_NAMES.get(view.page, view.page)
-    st.caption(f"The class sees: {md_escape(where)}" + (f" · {md_escape(view.section)}" if view.section else ""))
+    st.caption(words.ON_THIS_DISK)
+    with st.expander(words.KEEP_TITLE):
+        st.markdown(words.KEEP_STEPS)
+        literal(words.SECRETS_EXAMPLE, "class_secrets_line")
+        st.markdown(words.KEEP_AFTER)
 
 
 def teacher_panel() -> None:
-    held = class_follow.teacher()
-    link = join_link(held.code)
+    held = roles.teacher()
+    link = words.join_link(words.app_url(st.context.url), held.code)
     code_col, qr_col = st.columns([3, 2], gap="large")
     with code_col:
         st.markdown("The class code")
         # Not "class_code": that is the join box's key (K("code")), whose label would take the code's size.
         st.container(key="class_shown_code").markdown(f"**{held.code}**")
-        st.markdown("Students join with this link, or type the code on their Class page:")
-        st.code(link, language=None, wrap_lines=True)
-        ticking(following_now, 2.0, "following_now")(held.code)
+        st.markdown(words.JOIN_HOW)
+        literal(link, "class_join_link")
+        ticker.every(2.0, "following_now", following_now, held.code)
         where_the_class_is()
     with qr_col:
         png, width = qr_png(link, QR_PX_PRESENT if present.on() else QR_PX)
         st.image(png, width=width, alt=f"QR code of the join link {link}")
-    st.markdown(
-        "Now go to any page: the class follows you there, page, settings and (in presenter mode) section. "
-        "Switch **Predict first** on where a page has it, and every student gets the question."
-    )
+    st.markdown(words.AFTER_START)
     if st.session_state[TEACHER].get("show_key"):
         if present.on():
-            st.caption("Your teacher key stays hidden in presenter mode: switch presenter mode off to see it.")
+            st.caption(words.KEY_HIDDEN_PRESENTING)
         else:
             with st.expander("Your teacher key (open it where the class cannot see it)"):
-                st.markdown(
-                    "With this key you can take the class back after a reload or from another device "
-                    "(“Take a class back” below). It is shown here once and stored nowhere in clear: "
-                    "write it down."
-                )
-                st.code(held.key, language=None)
+                st.markdown(words.KEY_HOW)
+                literal(held.key, "class_teacher_key")
                 st.button("I have written it down: hide it", key="class_hide_key", on_click=_hide_key)
     st.button("End the class", key="class_end", on_click=_end, help="Closes the room and deletes its answers.")
+    if not present.on():
+        keeping_classes()
 
 
 def student_panel() -> None:
     seat = st.session_state[STUDENT]
-    if seat["following"]:
-        st.markdown(f"You are in class **{seat['code']}**: your screen follows your teacher's.")
-    else:
-        st.markdown(f"You are in class **{seat['code']}**, exploring alone. “Follow again” at the top brings you back.")
-    st.button("Leave the class", key="class_leave", on_click=class_follow.leave)
+    st.markdown(words.in_class(seat["code"], seat["following"]))
+    st.button("Leave the class", key="class_leave", on_click=roles.leave)
 
 
 def join_form() -> None:
@@ -169,10 +153,7 @@ def join_form() -> None:
 
 def teach_form() -> None:
     st.subheader("Teach a class")
-    st.markdown(
-        "Start a class, show its code or QR code, and your students' screens follow yours: "
-        "the page, its settings and, in presenter mode, the section. Predict-first questions go to every student."
-    )
+    st.markdown(words.TEACH)
     st.button("Start a class", key="class_start", type="primary", on_click=_start)
     with (
         st.expander("Take a class back (after a reload, or on another device)"),
@@ -181,31 +162,31 @@ def teach_form() -> None:
         st.text_input("Code of your class", key="class_back_code", max_chars=40)
         st.text_input("Teacher key", key="class_back_key", type="password", max_chars=80)
         st.form_submit_button("Take the class back", on_click=_take_back)
+    keeping_classes()
+
+
+def body() -> None:
+    """The page below its title: the teacher's panel, or a student's and the forms."""
+    try:
+        store.rooms()
+    except UnavailableError as err:
+        st.error(words.unavailable(str(err)))
+        return
+    if TEACHER in st.session_state:
+        teacher_panel()
+        return
+    if STUDENT in st.session_state:
+        student_panel()
+    join_form()
+    if STUDENT not in st.session_state:
+        teach_form()
 
 
 # --------------------------------------------------------------------------- the page
 
 STATE.start()
 st.title("Class")
-present.intro(
-    "A teacher starts a class here and shows its code; students join it and their screens follow the "
-    "teacher's: the same page, the same settings, one section at a time while the teacher presents. "
-    "A predict-first question goes to everyone, the teacher sees the answers come in, and reveals them."
-)
+present.intro(words.INTRO)
 st.html(CSS)
-try:
-    class_store.rooms()
-except UnavailableError as err:
-    st.error(f"Class mode is not available right now. {md_escape(str(err))} Every other page works as usual.")
-    STATE.sync()
-    st.stop()
-
-if TEACHER in st.session_state:
-    teacher_panel()
-else:
-    if STUDENT in st.session_state:
-        student_panel()
-    join_form()
-    if STUDENT not in st.session_state:
-        teach_form()
+body()
 STATE.sync()

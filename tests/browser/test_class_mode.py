@@ -17,7 +17,7 @@ import pytest
 
 import attn_core as ac
 from attn_core import walkthrough as wt
-from classroom import codes
+from classroom import codes, no_room
 from tests.support.browser.a11y import axe_violations, report
 from tests.support.browser.checks import Watch, exceptions, link_problems, screenshot
 from tests.support.browser.server import StreamlitServer
@@ -35,6 +35,8 @@ from tests.support.browser.teaching import (
     switch_on,
 )
 from tests.support.browser.waits import fill_text, go_to, open_app, text_inputs, widget_label
+from tests.support.class_protocol import asked_now
+from ui.class_mode import words as class_words
 
 pytestmark = pytest.mark.browser
 
@@ -111,8 +113,35 @@ def following_now(t: Tab) -> str:
     return found.group(1) if found else ""
 
 
-def poll_bars(t: Tab) -> list[str]:
-    return [s.strip() for s in t.page.locator(f"{MAIN} [data-testid='stProgress']").all_inner_texts()]
+def poll_bars(t: Tab) -> list[tuple[str, int]]:
+    """The poll's bars as (option, the picks it states); the right one, once marked, as "✓ option"."""
+    out = []
+    for text in t.page.locator(f"{MAIN} [data-testid='stProgress']").all_inner_texts():
+        label, count = re.fullmatch(r"(.*): (\d+) picks?", text.strip()).groups()
+        marked = re.fullmatch(r"✓ (.*) \(the answer\)", label)
+        out.append((f"✓ {marked.group(1)}" if marked else label, int(count)))
+    return out
+
+
+def answered(t: Tab) -> list[tuple[int, int]]:
+    """Every "N of M answered" on the page, as (N, M)."""
+    return [(int(n), int(m)) for n, m in re.findall(r"(\d+) of (\d+) answered", t.text())]
+
+
+def revealed_answer(t: Tab) -> tuple[str, float] | None:
+    """The first "The answer: …" line as (the option it names, the value it states)."""
+    found = [re.match(r"The answer: (.+?), with .+ = (\d\.\d{3})\.", a) for a in answers(t.page)]
+    return (found[0].group(1), float(found[0].group(2))) if found and found[0] else None
+
+
+def plain(markdown: str) -> str:
+    """A sentence of class mode's words as the page shows it (bold marks dropped, escapes undone)."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace("**", ""))
+
+
+def verdict(question, pick: str) -> str:
+    """What a student who picked ``pick`` (and left the estimate at its 0.5) is told after the reveal."""
+    return class_words.verdict(question, (question.options.index(pick), 0.5))
 
 
 def start_class(teacher: Tab) -> tuple[str, str, str]:
@@ -123,9 +152,9 @@ def start_class(teacher: Tab) -> tuple[str, str, str]:
         lambda: teacher.page.locator(".st-key-class_shown_code").count() > 0,
     )
     code = teacher.page.locator(".st-key-class_shown_code p").inner_text().strip()
-    link = teacher.page.locator(f"{MAIN} [data-testid='stCode']").first.inner_text().strip()
+    link = teacher.page.locator(".st-key-class_join_link").inner_text().strip()
     teacher.page.get_by_text("Your teacher key (open it where the class cannot see it)").click()
-    key = teacher.page.locator(f"{MAIN} [data-testid='stExpander'] [data-testid='stCode']").inner_text().strip()
+    key = teacher.page.locator(".st-key-class_teacher_key").inner_text().strip()
     return code, link, key
 
 
@@ -154,12 +183,12 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     )
     assert label_px < 20, f"the join box's label is drawn at {label_px} px, like the class code itself"
     fill_text(typist.page, box, "ZZZZZZ")
-    wait_shows(typist, lambda t: "No open class with code ZZZZZZ." in alerts(t.page), "the wrong code's message")
+    wait_shows(typist, lambda t: no_room("ZZZZZZ") in alerts(t.page), "the wrong code's message")
     assert "Following" not in typist.banner() and typist.page.get_by_role("button", name="Start a class").count() == 1
     fill_text(typist.page, box, code.lower())
     students.append(typist)
     for s in students:
-        wait_shows(s, lambda t: t.banner().startswith(f"Following class {code}"), "the banner")
+        wait_shows(s, lambda t: t.banner().startswith(plain(class_words.following(code))), "the banner")
         assert s.page.locator(".st-key-class_banner").bounding_box()["y"] < 200  # at the top of the page itself
     wait_shows(teacher, lambda t: following_now(t) == "3", "3 students following")
 
@@ -191,18 +220,18 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
 
     # The poll: the teacher's question on every student's screen, with the same options.
     _, answer_option, weight = the_answer()
-    prompt = "Which key does query 2 (“sat”) give the most weight, and how much?"
-    assert prompt in teacher.text() and "0 of 3 answered" in teacher.text()
+    question = asked_now(db_url, code)
+    prompt = question.prompt
+    assert prompt in teacher.text() and answered(teacher) == [(0, 3)]
     picks = ["0: The", "1: cat", answer_option]
     for s, pick in zip(students, picks, strict=True):
         wait_shows(s, lambda t: prompt in t.text(), "the question")
         choose(s.page, "Your pick", pick)
         click(s.page, main_button(s.page, "Send"), lambda s=s: "Sent: " in s.text())
         assert not answers(s.page)
-    wait_shows(teacher, lambda t: "3 of 3 answered" in t.text(), "3 of 3 answered")
-    expected_bars = sorted({f"{p}: 1 pick" for p in picks})
-    wait_shows(teacher, lambda t: sorted(poll_bars(t)) == expected_bars, "the three picks")
-    assert not any("(the answer)" in b for b in poll_bars(teacher))
+    wait_shows(teacher, lambda t: answered(t) == [(3, 3)], "3 of 3 answered")
+    expected_bars = sorted((p, 1) for p in picks)
+    wait_shows(teacher, lambda t: sorted(poll_bars(t)) == expected_bars, "the three picks")  # none marked
     screenshot(teacher.page, f"class-{kind}-teacher-poll")
     assert not (found := axe_violations(teacher.page)), report(found)
     # The key is in no address and, while presenting, nowhere on the teacher's page.
@@ -210,15 +239,13 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     assert all(key not in s.page.content() and key not in s.page.url for s in students)
 
     click(teacher.page, main_button(teacher.page, "Reveal answers"), lambda: bool(answers(teacher.page)))
-    expected = f"The answer: {answer_option}, with the largest weight in the row = {weight:.3f}."
-    assert answers(teacher.page)[0].startswith(expected)
-    marked = f"✓ {answer_option} (the answer): 1 pick"
+    assert revealed_answer(teacher) == (answer_option, round(weight, 3)), answers(teacher.page)
+    marked = (f"✓ {answer_option}", 1)
     assert marked in poll_bars(teacher)
     for s, pick in zip(students, picks, strict=True):
-        revealed = lambda t: any(a.startswith(expected) for a in answers(t.page)) and marked in poll_bars(t)  # noqa: E731
+        revealed = lambda t: revealed_answer(t) == revealed_answer(teacher) and marked in poll_bars(t)  # noqa: E731
         wait_shows(s, revealed, "the reveal", FOLLOW_SLACK_S * 3)
-        verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
-        assert verdict in answers(s.page)[0]
+        assert plain(verdict(question, pick)) in answers(s.page)[0]
     screenshot(students[0].page, f"class-{kind}-student-reveal")
     screenshot(students[1].page, f"class-{kind}-student-phone-reveal")
     # (On the phone, a wide formula of step 8 scrolls without keyboard access: the page's own, not class mode's.)
@@ -229,12 +256,11 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     # The app server restarts: the students' tabs reconnect and follow again, with their answers.
     server.restart()
     for s, pick in zip(students, picks, strict=True):
-        wait_shows(s, lambda t: t.banner().startswith(f"Following class {code}"), "the banner after the restart", 90)
         wait_shows(
-            s, lambda t: any(a.startswith(expected) for a in answers(t.page)), "the answer after the restart", 60
+            s, lambda t: t.banner().startswith(plain(class_words.following(code))), "the banner after the restart", 90
         )
-        verdict = "Your pick was right." if pick == answer_option else f"You picked {pick}."
-        assert verdict in answers(s.page)[0]
+        wait_shows(s, lambda t: revealed_answer(t) == (answer_option, round(weight, 3)), "the answer after restart", 60)
+        assert plain(verdict(question, pick)) in answers(s.page)[0]
     # The teacher's tab is a new session, no longer the teacher's: it opens the Class page and
     # takes the class back with the key.
     teacher.page.set_viewport_size({"width": 1280, "height": 800})
@@ -253,7 +279,7 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     go_to(teacher.page, "Step by step")
     switch_on(teacher.page, "sbs_predict", lambda: "Predict first" in teacher.text())
     wait_shows(teacher, revealed, "the revealed answer")
-    assert "3 of 3 answered" in teacher.text()
+    assert answered(teacher) == [(3, 3)]
     for t in (teacher, *students):
         assert not exceptions(t.page), (t.name, exceptions(t.page))
         t.context.close()

@@ -20,6 +20,8 @@ import contextlib
 import re
 import time
 
+from ui.class_mode import words as class_words
+
 STREAM = "/_stcore/stream"
 TIMEOUT_S = 60.0
 STUDENTS = 30
@@ -93,21 +95,26 @@ class Client:
                 setattr(state, kind, v)
         return await self.send([state], fragment_id=fragment_id)
 
-    async def wait_run(self, check, since: float, timeout_s: float = TIMEOUT_S) -> float:
-        """When a run that finished after ``since`` first satisfied ``check(texts)``."""
+    async def wait_run(
+        self, check, since: float, timeout_s: float = TIMEOUT_S, statuses: tuple[int, ...] = (0, 3)
+    ) -> float:
+        """When a run that finished after ``since`` (with one of ``statuses``: by default a full
+        or a fragment run that ran to its end) first satisfied ``check(texts)``."""
         deadline = time.perf_counter() + timeout_s
         async with self.changed:
             while True:
                 for when, status, texts in self.finished:
-                    if when >= since and status in (0, 3) and check(texts):
+                    if when >= since and status in statuses and check(texts):
                         return when
                 left = deadline - time.perf_counter()
                 if left <= 0:
-                    full = [(round(w - since, 2), n, [t[:40] for t in tx[:5]]) for w, n, tx in self.finished if n != 3]
+                    runs = [(round(w - since, 2), n, [t[:40] for t in tx[:5]]) for w, n, tx in self.finished]
+                    full = [run for run in runs if run[1] != 3]
+                    after = [run for run in runs if run[0] >= 0]
                     page = next((p for p, h in self.pages.items() if h == self.page_hash), self.page_hash)
                     raise TimeoutError(
                         f"{self.name} on {page!r} ?{self.query}: no run showed what was awaited; "
-                        f"last full runs {full[-3:]} {self.errors}"
+                        f"last full runs {full[-3:]}; runs since {after[:8]} ({len(after)}) {self.errors}"
                     )
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), left)
@@ -187,6 +194,22 @@ class Client:
 # --------------------------------------------------------------------------- a class
 
 
+def asked_now(db_url: str, code: str):
+    """The first question room ``code`` asks now (a classroom.PollQuestion), read from the
+    teacher's view as the database holds it."""
+    from sqlalchemy.orm import Session
+
+    from classroom import View, storage
+    from classroom.tables import Room
+
+    engine = storage.make_engine(db_url)
+    try:
+        with Session(engine) as s:
+            return View.from_json(s.get(Room, code).view).questions[0]
+    finally:
+        engine.dispose()
+
+
 def step_of(texts: list[str]) -> int | None:
     for text in texts:
         found = PROGRESS.match(text)
@@ -210,8 +233,9 @@ async def join(url: str, code: str, n: int = STUDENTS) -> list[Client]:
     for k in range(n):  # the join link, one student after the other (as a class scans the QR code)
         student = await Client.open(url, f"student {k + 1}", page="", query=f"room={code}")
         students.append(student)
+    banner = class_words.following(code)
     for student in students:
-        await student.wait_run(lambda texts: any(t.startswith(f"**Following class {code}**") for t in texts), 0.0)
+        await student.wait_run(lambda texts: any(t.startswith(banner) for t in texts), 0.0)
     return students
 
 

@@ -4,7 +4,8 @@ moved with the Classroom's own clock where expiry is tested."""
 
 from __future__ import annotations
 
-import ast
+import concurrent.futures
+import json
 import math
 import re
 import subprocess
@@ -12,7 +13,7 @@ import sys
 import threading
 
 import pytest
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import create_engine, event, inspect, select, text
 from sqlalchemy.orm import Session
 
 from classroom import Classroom, Limits, PollQuestion, RefusedError, UnavailableError, View, codes, storage
@@ -21,13 +22,20 @@ from tests.conftest import ROOT
 
 Q1 = PollQuestion(
     key="sbs_quiz",
+    signature="5b0e7c1d9a3f2e48",  # the app gives each question its signature (ui.question.Question.signature)
     prompt="Which key does query 2 (“sat”) give the most weight, and how much?",
     options=("0: The", "1: cat", "2: sat", "3: on"),
     answer=1,
     value=0.41,
     value_label="the largest weight in the row",
 )
-Q2 = PollQuestion(key="lab_quiz", prompt="What does ×100 do?", options=("same", "one wins", "equal"), answer=1)
+Q2 = PollQuestion(
+    key="lab_quiz",
+    signature="c4d2a8f61e0b7395",
+    prompt="What does ×100 do?",
+    options=("same", "one wins", "equal"),
+    answer=1,
+)
 STEP_VIEW = View(page="step-by-step", params=(("d_k", "8"), ("step", "8")), section="Step 8 of 9", single=True)
 
 
@@ -82,21 +90,39 @@ def with_question(rooms: Classroom, *questions: PollQuestion):
 # --------------------------------------------------------------------------- the package
 
 
-def test_the_package_is_plain_python_and_sqlalchemy():
-    """No Streamlit (nor anything of the app) in classroom/: read from the source, lazy imports
-    included, and checked by importing it in a fresh interpreter."""
-    allowed = {"classroom", "sqlalchemy", "__future__"} | set(sys.stdlib_module_names)
-    for path in sorted((ROOT / "classroom").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            names += [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
-            assert all(n.split(".")[0] in allowed for n in names), f"{path.name} imports {names}"
+def test_the_package_imports_neither_streamlit_nor_the_app():
+    """Importing classroom in a fresh interpreter loads no Streamlit and nothing of the app
+    (import-linter checks the imports written in its source)."""
     probe = (
         "import sys, classroom, classroom.storage; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'attn_core')))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'ui', 'attn_core', 'lessons')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_question_is_named_by_the_signature_the_app_gives_it():
+    """The room keys answers and reveals by the signature it is given: 16 hex digits, one per
+    question of a view."""
+    for bad in ("", "5B0E7C1D9A3F2E48", "5b0e7c1d9a3f2e4", "5b0e7c1d9a3f2e48 ", "x" * 16):
+        with pytest.raises(ValueError, match="signature"):
+            PollQuestion(**{**Q2.to_dict(), "options": Q2.options, "signature": bad})
+    twin = PollQuestion(**{**Q2.to_dict(), "options": Q2.options, "key": "other_quiz"})
+    with pytest.raises(ValueError, match="same signature"):
+        View(page="softmax-lab", questions=(Q2, twin))
+    assert PollQuestion.from_dict(Q1.to_dict()) == Q1
+
+
+def test_a_view_this_app_cannot_read_is_an_empty_view(rooms, engine):
+    """A view written by another version of the app (here: a question without a signature)
+    reads as an empty view until the teacher's next move, instead of breaking every follower."""
+    teacher = with_question(rooms, Q1)
+    older = json.loads(View(page="step-by-step", questions=(Q1,)).to_json())
+    del older["questions"][0]["signature"]
+    with Session(engine) as s, s.begin():
+        room = s.get(Room, teacher.code)
+        room.view, room.version = json.dumps(older), room.version + 1
+    assert rooms.state(teacher.code).view == View()
 
 
 # --------------------------------------------------------------------------- codes and keys
@@ -408,6 +434,49 @@ def test_thirty_answers_at_once_are_all_counted(rooms):
     tally = rooms.tally(teacher.code, Q1, teacher)
     assert tally.answered == 30 and tally.counts == tuple(sum(1 for n in range(30) if n % 4 == k) for k in range(4))
     assert math.isclose(tally.mean_estimate, sum((n % 11) / 10 for n in range(30)) / 30)
+
+
+def test_the_teachers_live_tally_takes_no_lock_on_the_room(rooms, engine):
+    """The teacher's screen reads the tally every second: it checks the teacher's key without
+    locking the room's row (no SELECT … FOR UPDATE on PostgreSQL, no write transaction on
+    SQLite), while a reveal, which changes the room, does lock it."""
+    teacher = with_question(rooms, Q1)
+    statements: list[str] = []
+
+    def note(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement.upper())
+
+    lock = "FOR UPDATE" if engine.dialect.name == "postgresql" else "BEGIN IMMEDIATE"
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        rooms.tally(teacher.code, Q1, teacher)
+        tally_sql, statements[:] = list(statements), []
+        rooms.reveal(teacher, Q1)
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert any(lock in sql for sql in statements), statements  # what a lock looks like, seen
+    assert tally_sql and not any(lock in sql for sql in tally_sql), tally_sql
+
+
+def test_the_live_tally_does_not_wait_for_a_change_that_holds_the_room(rooms, engine):
+    """Another server's publish holds the room's row (locked, mid-transaction): the teacher's
+    tally still answers at once, with the counts as they were."""
+    teacher = with_question(rooms, Q1)
+    rooms.answer(teacher.code, "student-1", Q1.signature, 2, 0.3)
+    with (
+        Session(engine.execution_options(**storage.WRITE)) as other,
+        concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool,
+    ):
+        other.begin()
+        room = other.scalars(select(Room).where(Room.code == teacher.code).with_for_update()).one()
+        room.active_at += 1.0
+        other.flush()  # the row is changed and locked until this transaction ends
+        pending = pool.submit(rooms.tally, teacher.code, Q1, teacher)
+        try:
+            tally = pending.result(timeout=10)
+        finally:
+            other.rollback()  # lets a tally that did wait finish, so the test ends either way
+    assert tally.counts == (0, 0, 1, 0) and tally.answered == 1
 
 
 # --------------------------------------------------------------------------- limits and expiry

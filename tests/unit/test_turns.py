@@ -34,8 +34,8 @@ def _wait_while_held(hold_s: float, wait_s: float) -> tuple[bool, float]:
 
 
 def test_a_run_waits_for_the_one_before_it():
-    got, waited = _wait_while_held(hold_s=0.3, wait_s=5.0)
-    assert got and 0.2 < waited < 5.0  # it had the turn once the holder gave it back, before its own limit
+    got, waited = _wait_while_held(hold_s=0.3, wait_s=30.0)
+    assert got and waited > 0.2  # it waited for the holder, and had the turn when the holder gave it back
 
 
 def test_a_run_stops_waiting_after_the_limit():

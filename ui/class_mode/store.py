@@ -23,16 +23,27 @@ _failures: dict[str, tuple[float, UnavailableError]] = {}
 _lock = threading.Lock()
 
 
-def db_url() -> str:
-    """The class database's address (see the module docstring)."""
+def configured_url() -> str:
+    """``CLASS_DB_URL`` from the environment, else from the app's secrets; "" when neither has it."""
     url = os.environ.get(URL_NAME, "").strip()
     if url:
         return url
     try:
-        url = str(st.secrets.get(URL_NAME, "") or "").strip()
-    except Exception:  # no secrets file, or one that does not parse: use the default
-        url = ""
-    return url or storage.default_url()
+        return str(st.secrets.get(URL_NAME, "") or "").strip()
+    except Exception:  # no secrets file, or one that does not parse: no address given
+        return ""
+
+
+def db_url() -> str:
+    """The class database's address (see the module docstring)."""
+    return configured_url() or storage.default_url()
+
+
+def on_default_file() -> bool:
+    """Whether the classes live in the default SQLite file on this server's own disk (no
+    ``CLASS_DB_URL`` given), which a host such as Streamlit Community Cloud does not keep
+    across a reboot or a redeploy."""
+    return not configured_url()
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

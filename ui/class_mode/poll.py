@@ -1,4 +1,5 @@
-"""The class's poll, drawn where a page asks a predict-first question (ui.quiz.ask).
+"""The class's poll, drawn where a page asks a predict-first question (ui.quiz.ask, through
+ui.class_mode.backend).
 
 The teacher sees the question, "N of M answered" and the picks so far (the right one not
 marked), updated every TEACHER_POLL_S seconds, and a "Reveal answers" button. A student
@@ -15,58 +16,36 @@ import contextlib
 import streamlit as st
 
 from classroom import Classroom, PollQuestion, RefusedError, Tally, Teacher, UnavailableError
-from ui.class_mode import ticking
-from ui.common import PICK_PLACEHOLDER, md_escape
+from ui.class_mode import ticker, words
+from ui.common import PICK_PLACEHOLDER
+from ui.markup import md_escape
 
 TEACHER_POLL_S = 1.0
 SENT = "class_sent"  # {signature: (option, estimate) or None}: this student's answers, as sent
 
 
-def prompt(q: PollQuestion) -> None:
-    st.markdown(f"**Predict first.** {md_escape(q.prompt)}")
-
-
-def _label(q: PollQuestion, option: int, revealed: bool) -> str:
-    text = md_escape(q.options[option])
-    return f"✓ {text} (the answer)" if revealed and option == q.answer else text
-
-
 def histogram(q: PollQuestion, tally: Tally, revealed: bool) -> None:
     """One bar per option that was picked (and, once revealed, the right one), in option order."""
-    shown = [n for n, c in enumerate(tally.counts) if c or (revealed and n == q.answer)]
+    shown = words.bars(q, tally, revealed)
     if not shown:
-        st.caption("No answers yet.")
+        st.caption(words.NO_ANSWERS)
         return
-    top = max(max(tally.counts), 1)
-    for n in shown:
-        count = tally.counts[n]
-        st.progress(count / top, text=f"{_label(q, n, revealed)}: {count} {'pick' if count == 1 else 'picks'}")
-    if tally.mean_estimate is not None and q.value is not None:
-        st.caption(f"Mean estimate of {md_escape(q.value_label)}: {tally.mean_estimate:.2f}.")
-
-
-def answer_line(q: PollQuestion) -> str:
-    text = f"The answer: {md_escape(q.options[q.answer])}"
-    if q.value is not None:
-        text += f", with {md_escape(q.value_label)} = {q.value:.3f}"
-    return f"{text}. {md_escape(q.explain)}".strip()
+    for text, share in shown:
+        st.progress(share, text=text)
+    if mean := words.mean_estimate(q, tally):
+        st.caption(mean)
 
 
 def revealed_view(rooms: Classroom, code: str, q: PollQuestion, mine: tuple[int, float | None] | None = None) -> None:
     """After the reveal: the answer, this student's own pick (when ``mine`` is given), the class's picks."""
-    verdict = ""
-    if mine is not None:
-        picked, estimate = mine
-        verdict = " Your pick was right." if picked == q.answer else f" You picked {md_escape(q.options[picked])}."
-        if estimate is not None and q.value is not None:
-            verdict += f" Your estimate {estimate:.2f} was off by {abs(estimate - q.value):.3f}."
-    (st.success if mine is not None and mine[0] == q.answer else st.info)(answer_line(q) + verdict)
+    line = words.answer_line(q) + (f" {words.verdict(q, mine)}" if mine is not None else "")
+    (st.success if mine is not None and mine[0] == q.answer else st.info)(line)
     try:
         tally = rooms.tally(code, q)
     except (RefusedError, UnavailableError) as err:
         st.caption(md_escape(str(err)))
         return
-    st.markdown(f"**The class: {tally.answered} of {tally.following} answered**")
+    st.markdown(words.answered(tally, revealed=True))
     histogram(q, tally, revealed=True)
 
 
@@ -74,11 +53,11 @@ def revealed_view(rooms: Classroom, code: str, q: PollQuestion, mine: tuple[int,
 
 
 def teacher_question(rooms: Classroom, teacher: Teacher, q: PollQuestion, revealed: bool) -> None:
-    prompt(q)
+    st.markdown(words.prompt(q))
     if revealed:
         revealed_view(rooms, teacher.code, q)
     else:
-        ticking(_live, TEACHER_POLL_S, "live_poll")(rooms, teacher, q)
+        ticker.every(TEACHER_POLL_S, f"live_poll_{q.key}", _live, rooms, teacher, q)
 
 
 def _live(rooms: Classroom, teacher: Teacher, q: PollQuestion) -> None:
@@ -89,7 +68,7 @@ def _live(rooms: Classroom, teacher: Teacher, q: PollQuestion) -> None:
         st.warning(md_escape(str(err)))
         return
     count, button = st.columns([3, 1], vertical_alignment="center")
-    count.markdown(f"**{tally.answered} of {tally.following} answered**")
+    count.markdown(words.answered(tally))
     if button.button("Reveal answers", key=f"class_reveal_{q.signature}", type="primary", width="stretch"):
         try:
             rooms.reveal(teacher, q)
@@ -104,7 +83,7 @@ def _live(rooms: Classroom, teacher: Teacher, q: PollQuestion) -> None:
 
 
 def student_question(rooms: Classroom, code: str, student: str, q: PollQuestion, revealed: bool) -> None:
-    prompt(q)
+    st.markdown(words.prompt(q))
     sent = st.session_state.setdefault(SENT, {})
     if q.signature not in sent:  # after a server restart this tab is a new session with its old seat
         with contextlib.suppress(UnavailableError):
@@ -156,7 +135,4 @@ def _answer_form(rooms: Classroom, code: str, student: str, q: PollQuestion) -> 
             return
         sent[q.signature] = mine = (int(pick), None if estimate is None else float(estimate))
     if mine is not None:
-        text = f"Sent: {md_escape(q.options[mine[0]])}"
-        if mine[1] is not None:
-            text += f", estimate {mine[1]:.2f}"
-        st.caption(f"{text}. You can change it until your teacher reveals the answers.")
+        st.caption(words.sent(q, mine))
