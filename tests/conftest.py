@@ -23,9 +23,14 @@ BROWSER_DIR = ROOT / "tests" / "browser"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A browser test is marked ``browser``. On two workers (``pytest -n 2 --dist loadgroup``,
+    as ``make test`` runs), a browser module's tests stay together on one worker, in order, with
+    that worker's own servers and Chromium (a test's ``xdist_group`` mark, else its module's)."""
     for item in items:
         if BROWSER_DIR in Path(item.path).parents:
             item.add_marker(pytest.mark.browser)
+            if item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(Path(item.path).stem))
 
 
 @pytest.fixture(autouse=True)

@@ -214,3 +214,22 @@ def resize(page, size: dict) -> None:
 
 def measure(page, where: str) -> Screen:
     return Screen(where, page.evaluate(_MEASURE_JS))
+
+
+def name(size: dict) -> str:
+    return f"{size['width']}×{size['height']}"
+
+
+def problems(screen: Screen, projector: bool) -> list[str]:
+    """What is wrong with one screen: heatmap cell numbers, chart titles and their words, sideways
+    scrolling; on a projector (presenter mode), also whether the section fits it: every chart on
+    the first screen, the largest at least LARGEST_SHARE of its height, body text of BODY_PX."""
+    out = screen.cell_problems() + screen.titles_outside() + screen.words_overlapping()
+    if screen.scrolls_sideways() > 1:
+        out.append(f"the page scrolls {screen.scrolls_sideways():.0f} px sideways")
+    if projector:
+        out += [f"not on the first screen: {c}" for c in screen.charts_off_screen()]
+        if screen.data["charts"] and screen.largest_share() < LARGEST_SHARE:
+            out.append(f"the largest chart is {screen.largest_share():.0%} of the screen's height")
+        out += [f"body text under {BODY_PX:g} px: {t}" for t in screen.small_body_text()]
+    return [f"{screen.where}: {p}" for p in out]

@@ -60,7 +60,10 @@ class StreamlitServer:
         """Start the server (on ``port``, else a free one) and wait until it is healthy."""
         self.port = port or free_port()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.log_path = ARTIFACTS / f"streamlit-{self.theme}.log"
+        # One log per server: two test workers (pytest -n 2) each start their own servers.
+        self.log_path = (
+            ARTIFACTS / f"streamlit-{self.theme}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{self.port}.log"
+        )
         self.db_url = self.db_url or f"sqlite:///{ARTIFACTS / f'class-{os.getpid()}-{self.port}.sqlite3'}"
         cmd = self.command()
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")

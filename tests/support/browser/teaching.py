@@ -1,20 +1,17 @@
 """Drivers and readers for the classroom features (issue #14) in a real Chromium: presenter
 mode's progress line and sizes, the predict-then-reveal widgets, downloads captured from the
-browser and parsed back, and the "Show as table" HTML table.
+browser (tests/support/downloads.py reads them back), and the "Show as table" HTML table.
 
 Every driver that changes a widget waits for the rerun it caused (waits.wait_for_run).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.browser.checks import chart_data
@@ -24,7 +21,6 @@ PROJECTOR = {"width": 1280, "height": 720}  # a 720p classroom projector
 PRESENT_PX = 22.0  # body text in presenter mode, as issue #14 asks (assets/present.css)
 MAIN = "[data-testid='stMain']"
 PROGRESS = re.compile(r"^(Step|Section|View) \d+ of \d+")
-CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # labels a CSV cell guards with a leading apostrophe
 
 # The computed font size (px) of the first main-area paragraph starting with `start`.
 _PARAGRAPH_PX_JS = """
@@ -249,37 +245,6 @@ def download_button(page, key: str):
     """The visible button of the st.download_button with widget key `key` (Streamlit also
     renders a hidden copy to measure it)."""
     return page.locator(f".st-key-{key} button:visible")
-
-
-def npy(data: bytes) -> np.ndarray:
-    return np.load(io.BytesIO(data), allow_pickle=False)
-
-
-@dataclass(frozen=True)
-class CsvTable:
-    corner: str
-    cols: list[str]
-    rows: list[str]
-    values: np.ndarray  # (len(rows), len(cols)) float64
-
-
-def unguard(label: str) -> str:
-    """A CSV label without the apostrophe that keeps a spreadsheet from running it."""
-    return label[1:] if label.startswith("'") and label[1:].startswith(CSV_RISKY) else label
-
-
-def read_csv(data: bytes) -> CsvTable:
-    """A labelled matrix from CSV: a corner cell and the column labels, then one row per
-    label; numbers parsed with float()."""
-    lines = list(csv.reader(io.StringIO(data.decode("utf-8"))))
-    header, body = lines[0], lines[1:]
-    assert all(len(line) == len(header) for line in body), "ragged CSV"
-    return CsvTable(
-        corner=header[0],
-        cols=[unguard(c) for c in header[1:]],
-        rows=[unguard(line[0]) for line in body],
-        values=np.array([[float(x) for x in line[1:]] for line in body], dtype=np.float64),
-    )
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -218,6 +218,14 @@ def go_to(page, title: str) -> None:
     page.wait_for_function(_ARRIVED_JS, arg=["/" + path if path else "", old], timeout=RUN_TIMEOUT_MS)
 
 
+def follow(page, link, path: str) -> None:
+    """Click a link to another page of the app (st.page_link) and wait until that page, at url
+    path ``path``, is shown: its address, a title other than this page's, drawn."""
+    _, old = page.evaluate(_WHERE_JS)
+    link.click()
+    page.wait_for_function(_ARRIVED_JS, arg=["/" + path if path else "", old], timeout=RUN_TIMEOUT_MS)
+
+
 # --- widgets -------------------------------------------------------------------------
 
 
