@@ -71,8 +71,13 @@ def proxied_tab(browser, stack: Stack, name: str, path: str, server: int | None,
     return Tab(name, page, watch, context)
 
 
-def app_server_of(t: Tab, stack: Stack) -> int | None:
-    """Which app server the proxy sends this tab to now: its sticky cookie, read back."""
+def app_server_of(t: Tab, stack: Stack, *, ask: bool = False) -> int | None:
+    """Which app server the proxy sends this tab to now: its sticky cookie, read back. With
+    ``ask``, the tab first sends one request through the proxy, as a reload would: a cookie that
+    names a stopped server is replaced in that response (a WebSocket that reconnected elsewhere
+    does not always bring the browser the new cookie)."""
+    if ask:
+        t.page.evaluate("() => fetch('/_stcore/health', {credentials: 'same-origin'}).then(r => r.status)")
     found = [c["value"] for c in t.context.cookies(stack.url) if c["name"] == COOKIE]
     server = stack.proxy.server_of(found[0], stack.apps) if found else None
     return None if server is None else stack.apps.index(server)
@@ -155,7 +160,7 @@ def test_a_class_behind_the_proxy_survives_losing_an_app_server(browser, stack: 
             FAILOVER_S,
         )
     for s in moved:
-        assert app_server_of(s, stack) == 0, f"{s.name} is not on the app server that is left"
+        assert app_server_of(s, stack, ask=True) == 0, f"{s.name} is not on the app server that is left"
     assert [seat_of(s) for s in students] == seats  # the same seats, on the new server
     screenshot(students[1].page, "proxy-student-phone-after-failover")
     wait_shows(teacher, lambda t: following(t) == "3", "3 students following (the same seats)", FAILOVER_S)
