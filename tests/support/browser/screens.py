@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 PROJECTORS = ({"width": 1280, "height": 720}, {"width": 1024, "height": 768}, {"width": 1920, "height": 1080})
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -201,8 +203,29 @@ def small_targets(page) -> list[str]:
     return [f"[{v['id']}] {n['html'][:120]}" for v in axe_violations(page, ("wcag22aa",)) for n in v["nodes"]]
 
 
+_UNSETTLED_JS = """
+() => Array.from(document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot"))
+  .filter(p => p.checkVisibility())
+  .map(p => {
+    const box = p.getBoundingClientRect(), full = p._fullLayout || {};
+    const key = (p.closest("[class*='st-key-']") || {className: ''}).className.match(/st-key-\\S+/);
+    return {key: key && key[0], drawn: [full.width, full.height], box: [box.width, box.height]};
+  })
+  .filter(c => !(Math.abs(c.drawn[0] - c.box[0]) < 2 && Math.abs(c.drawn[1] - c.box[1]) < 2))
+"""
+
+
 def settle(page, timeout_ms: int = 30_000) -> None:
-    page.wait_for_function(_SETTLED_JS, arg=QUIET_MS, polling=100, timeout=timeout_ms)
+    """Wait until the script has finished, every visible chart is drawn at its box's size, and
+    nothing on the page changed for QUIET_MS."""
+    try:
+        page.wait_for_function(_SETTLED_JS, arg=QUIET_MS, polling=100, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        state = page.evaluate("() => document.querySelector(\"[data-testid='stApp']\").dataset.testScriptState")
+        raise AssertionError(
+            f"the page did not settle in {timeout_ms / 1000:.0f} s at {page.viewport_size}: script {state}, "
+            f"charts not drawn at their size: {page.evaluate(_UNSETTLED_JS)}"
+        ) from None
 
 
 def resize(page, size: dict) -> None:
