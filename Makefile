@@ -16,9 +16,10 @@ run: $(VENV)/.run-stamp
 check: lint postgresql caddy
 	EXPLORER_TIER=check $(PY) -m pytest -n 2 -m "not browser and not model" tests/unit tests/app
 
-# Everything, before a submission (and CI): the fast tier's lint first, then every test.
+# Everything, before a submission (and CI): the fast tier's lint first, then every test on two
+# workers; a browser module's tests stay together on one worker (tests/conftest.py).
 test: lint chromium postgresql caddy static
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The production recipe on this machine (docs/deploying.md): SERVERS app servers behind Caddy on
 # SERVE_PORT, on one class database: CLASS_DB_URL when set, else a throwaway PostgreSQL cluster.
