@@ -28,7 +28,7 @@ its key), Plotly's own classes, and plain HTML (``main``, ``a``, ``p``). The ``d
 rules that remain reach what no keyed container of the app holds: Streamlit's own chrome and
 widgets, and the columns Streamlit builds inside the presenter stage. A Streamlit upgrade that
 renames one of these leaves that one rule doing nothing (a looser layout, a fainter focus
-ring); the browser tests (test_screens, test_a11y) find it.
+ring); the browser sweeps (tests/browser/test_pages.py, test_presenter.py) find it.
 
 - assets/layout.css and assets/present.css: ``stMainBlockContainer`` (the room above a page's
   title, the screen's height in presenter mode), ``stHeader`` (transparent in presenter mode).

@@ -4,7 +4,7 @@ and becomes the app's; pages that need something else say what they did with it.
 
 Driven through app.py in one AppTest session, as a student moves between pages. AppTest
 keeps the address bar's parameters across switch_page, while the browser starts each page
-with an empty one: _go clears them, as the browser does (tests/browser/test_path.py checks
+with an empty one: _go clears them, as the browser does (tests/browser/test_pages.py checks
 the browser itself)."""
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ def test_cross_attention_takes_it_as_the_source_and_says_so():
     assert cross_words.SOURCE_NOTE not in _captions(at)
 
 
+@pytest.mark.model  # the page's last section reads the real model
 def test_the_transformer_page_takes_it_as_sentence_a_and_says_so():
     at = _go(_typed_on_home(), "lessons/in_a_transformer/page.py")
     assert at.text_input(key="tf_a").value == SENTENCE

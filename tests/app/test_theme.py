@@ -1,6 +1,6 @@
 """The theme (ui/theme.py): Streamlit's own switch in its menu, which config.toml shows to
 every viewer; the sidebar says where it is; an older link's ``?theme=`` is dropped; nothing is
-drawn where the server fixes the theme. tests/browser/test_path.py checks in Chromium that the
+drawn where the server fixes the theme. tests/browser/test_theme_switch.py checks in Chromium that the
 menu's choice changes the theme and survives a page change and a reload."""
 
 from __future__ import annotations

@@ -355,7 +355,7 @@ def test_the_light_attention_heatmap_prints_numbers_in_the_asked_format():
 @pytest.mark.parametrize("builder", ["bar", "grouped"])
 def test_bar_charts_draw_no_zero_line_through_the_first_bar(builder):
     """The x axis of a bar chart is numbered from 0, so Plotly's zero line would be a vertical
-    line through the middle of the first bar: it is switched off (tests/browser/test_path.py
+    line through the middle of the first bar: it is switched off (tests/browser/test_pages.py
     checks that the browser draws none). The y axis keeps its line at 0, for negative bars."""
     T = len(TOKENS)
     if builder == "bar":
