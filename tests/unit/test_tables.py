@@ -237,6 +237,21 @@ def test_labelled_numbers_each_label_so_repeats_differ():
     assert tb.labelled(()) == []
 
 
+def test_layers_and_heads_keep_their_own_numbers():
+    """A layer or a head is named with its number from 1: no position from 0 is put before it."""
+    from attn_core import numbering
+
+    heads = tuple(numbering.head_name(h) for h in range(12))
+    assert tb.labelled(heads) == list(heads) and tb.labelled(heads)[0] == "head 1"
+    states = tuple(numbering.after_layer(k) for k in range(7))
+    assert tb.labelled(states) == list(states)
+    pairs = tuple(numbering.head_label(layer, h) for layer in range(2) for h in range(2))
+    assert tb.labelled(pairs) == list(pairs)
+    # Tokens that merely look like a layer's name, or repeat, are still numbered by position.
+    assert tb.labelled(("layer 1", "layer 1")) == ["0:layer 1", "1:layer 1"]
+    assert tb.labelled(("layer 1", "cat")) == ["0:layer 1", "1:cat"]
+
+
 def _read_csv(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
