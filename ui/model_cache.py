@@ -55,20 +55,3 @@ def it_rows(_loaded: LoadedModel, name: str, layer: int, head: int) -> dict[str,
     from attn_core import models
 
     return models.it_rows(_loaded, layer, head)
-
-
-def it_numbers(rows: dict[str, dict]) -> str:
-    """What one head does with "it" in the two animal sentences, from the model's own numbers."""
-    from ui.common import md_escape
-
-    tired, cong = rows["tired"], rows["congested"]
-    still = (
-        "“animal” still gets the most weight, so this one head does not settle what “it” refers to"
-        if cong["top"] == "animal"
-        else f"the most weight now goes to “{md_escape(cong['top'])}”"
-    )
-    return (
-        f"with “tired”, “it” puts {tired['animal']:.2f} of its weight on “animal” ({tired['street']:.2f} on "
-        f"“street”); with “congested”, {cong['animal']:.2f} on “animal” and {cong['street']:.2f} on “street”. "
-        f"In the congested case {still}."
-    )

@@ -19,6 +19,7 @@ from attn_core import numbering as nb
 from attn_core import tables, views
 from attn_core import transformer as tr
 from attn_core.tables import Table
+from ui.it_words import it_numbers
 from ui.markup import md_escape
 from ui.question import Question
 from ui.reader import Reader
@@ -420,21 +421,6 @@ def reproduce_latex(real: RealLesson) -> str:
 
 PREDICT = "**Predict first: where does “it” look?** Each sentence on its own."
 PREDICT_HELP = "Guess where “it” looks in the two animal sentences before the model shows it."
-
-
-def it_numbers(rows: dict[str, dict]) -> str:
-    """What one head does with "it" in the two animal sentences (models.it_rows), from its own numbers."""
-    tired, cong = rows["tired"], rows["congested"]
-    still = (
-        "“animal” still gets the most weight, so this one head does not settle what “it” refers to"
-        if cong["top"] == "animal"
-        else f"the most weight now goes to “{md_escape(cong['top'])}”"
-    )
-    return (
-        f"with “tired”, “it” puts {tired['animal']:.2f} of its weight on “animal” ({tired['street']:.2f} on "
-        f"“street”); with “congested”, {cong['animal']:.2f} on “animal” and {cong['street']:.2f} on “street”. "
-        f"In the congested case {still}."
-    )
 
 
 def it_caption(rows: dict[str, dict], layer: int, head: int, reader: Reader) -> str:

@@ -31,7 +31,8 @@ from ui.common import (
     show_tokens,
 )
 from ui.footer import footer
-from ui.model_cache import it_head, it_numbers, it_rows, try_load
+from ui.it_words import it_numbers
+from ui.model_cache import it_head, it_rows, try_load
 from ui.present import Stage
 from ui.reader import Reader
 from ui.state import PageState, Param, clamp_index
