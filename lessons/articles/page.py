@@ -44,11 +44,9 @@ def _reset_vectors() -> None:
         st.session_state[state.key(name)] = ar.format_vector(ar.DEFAULT_VECTORS[name])
 
 
-def pair(stage: Stage, row: list[Stage] | None) -> list[Stage]:
-    """Two charts side by side. On a projector both pairs go into the section's two columns, one
-    pair above the other (a row of four leaves a chart under 150 px on a 1024 px projector,
-    narrower than Plotly draws it); else each pair is a row of its own."""
-    return row if row else stage.chart_columns(2)
+def pair(stage: Stage, row: list[Stage] | None, first: bool) -> list[Stage]:
+    """Two charts side by side: on a projector half of the section's row of four, else a row of two."""
+    return (row[:2] if first else row[2:]) if row else stage.chart_columns(2)
 
 
 # --------------------------------------------------------------------------- each section's controls
@@ -123,13 +121,13 @@ def dot(stage: Stage, lesson: ar.ArticlesLesson) -> None:
 
 def causal(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
     c = lesson.causal
-    row = stage.chart_columns(2) if stage.fill else None
+    row = stage.chart_columns(4) if stage.fill else None
     stage.side.markdown(words.causal_intro(c))
     for text in words.wrong_rows(c):
         stage.side.markdown(text)
     keys, queries = words.key_labels(c), words.query_labels(c)
     tables = (("article", c.article, c.wrong, "The notes' table"), ("correct", c.correct, (), "The correct table"))
-    for column, (name, kept, wrong, title) in zip(pair(stage, row), tables, strict=True):
+    for column, (name, kept, wrong, title) in zip(pair(stage, row, True), tables, strict=True):
         show_mask(
             f"art_causal_{name}",
             kept,
@@ -149,7 +147,7 @@ def causal(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
         ("article", c.steps_article, "Weights with the notes' mask"),
         ("correct", c.steps_correct, "Weights with the causal mask"),
     )
-    for column, (name, steps, title) in zip(pair(stage, row), weights, strict=True):
+    for column, (name, steps, title) in zip(pair(stage, row, False), weights, strict=True):
         show_attention(f"art_causal_w_{name}", steps.weights, c.tokens, title=title, into=column)
     stage.side.markdown(words.callebaut_text(lesson.decoder))
     stage.side.caption(words.longnet_caption())
@@ -157,7 +155,7 @@ def causal(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
 
 def rows(stage: Stage, lesson: ar.ArticlesLesson) -> None:
     r = lesson.rows
-    row = stage.chart_columns(2) if stage.fill else None
+    row = stage.chart_columns(4) if stage.fill else None
     stage.side.markdown(words.ROWS_INTRO)
     stage.side.latex(words.rows_latex(r))
     stage.side.markdown(words.rows_text(r))
@@ -165,10 +163,10 @@ def rows(stage: Stage, lesson: ar.ArticlesLesson) -> None:
         ("art_rows", r.by_row, "Softmax over each row (right)"),
         ("art_columns", r.by_column, "Softmax over each column (wrong here)"),
     )
-    for column, (key, w, title) in zip(pair(stage, row), ways, strict=True):
+    for column, (key, w, title) in zip(pair(stage, row, True), ways, strict=True):
         show_attention(key, w, r.tokens, title=title, into=column)
     for column, (key, sums, what) in zip(
-        pair(stage, row),
+        pair(stage, row, False),
         (("art_row_sums", r.row_sums, "Row sums"), ("art_col_sums", r.column_sums, "Column sums")),
         strict=True,
     ):
@@ -240,7 +238,7 @@ def conventions(stage: Stage, lesson: ar.ArticlesLesson) -> None:
 
 def winner(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
     w, lab = lesson.winner, lesson.winner.lab
-    row = stage.chart_columns(2) if stage.fill else None
+    row = stage.chart_columns(4) if stage.fill else None
     stage.side.markdown(words.WINNER_INTRO)
     stage.side.markdown(words.softmax_text(w))
     labels = [f"s{k}" for k in range(len(lab.scores))]
@@ -248,7 +246,7 @@ def winner(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
         ("art_win_m1", lab.weights, "softmax(s), m = 1"),
         ("art_win_m100", lab.scaled_weights, f"softmax({lab.multiplier:g}·s)"),
     )
-    for column, (key, weights, name) in zip(pair(stage, row), charts, strict=True):
+    for column, (key, weights, name) in zip(pair(stage, row, True), charts, strict=True):
         show_bars(
             key,
             labels,
@@ -263,7 +261,7 @@ def winner(stage: Stage, lesson: ar.ArticlesLesson, reader: Reader) -> None:
     stage.side.latex(words.winner_latex(w))
     stage.side.markdown(words.saturation_text(w, reader))
     keys = words.key_labels_winner(w)
-    left, right = pair(stage, row)
+    left, right = pair(stage, row, False)
     show_bars(
         "art_win_scores",
         keys,
