@@ -229,7 +229,7 @@ def test_the_mean_estimate_is_the_classs_mean_to_two_places(poll):
         assert text == ""
         return
     found = re.fullmatch(r"Mean estimate of (.+): (\d\.\d\d)\.", shown(text))
-    assert found.group(1) == q.value_label and float(found.group(2)) == round(tally.mean_estimate, 2)
+    assert found.group(1) == q.value_label and float(found.group(2)) == round(float(tally.mean_estimate), 2)
 
 
 @PROPERTY
@@ -252,7 +252,7 @@ def test_a_students_verdict_matches_their_pick_and_estimate(q, data):
     found = re.search(r"Your estimate (\d\.\d\d) was off by (\d\.\d{3})\.$", text)
     assert (found is not None) is (estimate is not None and q.value is not None)
     if found:
-        assert float(found.group(1)) == round(estimate, 2)
+        assert float(found.group(1)) == round(float(estimate), 2)
         assert abs(float(found.group(2)) - abs(estimate - q.value)) <= 0.0005 + 1e-12
 
 
@@ -265,7 +265,7 @@ def test_what_a_student_sent_is_what_they_picked(q, data):
     assert text.startswith(f"Sent: {q.options[picked]}")
     found = re.search(r", estimate (\d\.\d\d)\. You can change it", text)
     assert (found is not None) is (estimate is not None)
-    assert found is None or float(found.group(1)) == round(estimate, 2)
+    assert found is None or float(found.group(1)) == round(float(estimate), 2)
 
 
 @PROPERTY

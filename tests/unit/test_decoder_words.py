@@ -223,7 +223,7 @@ def test_the_guess_table_holds_each_positions_top_five_and_its_loss(text, hide):
             pairs = r["top 5 guesses (probability)"].split("  ")
             shown = [float(p.rsplit(" ", 1)[1]) for p in pairs]
             assert shown == sorted(shown, reverse=True)
-            assert shown == [round(p, 2) for p in np.sort(probs[t])[::-1][:5]]
+            assert shown == [round(float(p), 2) for p in np.sort(probs[t])[::-1][:5]]
         if t + 1 < lesson.T:
             assert r["loss"] == f"{-math.log(probs[t, ids[t + 1]]):.2f}" and r["actual next"] == lesson.words[t + 1]
 
@@ -336,7 +336,7 @@ def _check_learning(training: dc.Training, n_words: int) -> None:
     k = min(range(len(training.steps)), key=lambda i: training.loss_first[i])
     lowest = training.loss_first[k]
     m = re.search(r"lowest loss there(?: was|,) (\d+\.\d+),? (?:\(at step|at step) (\d+)", said)
-    assert m and float(m.group(1)) == round(lowest, 2) and int(m.group(2)) == training.steps[k], said
+    assert m and m.group(1) == f"{lowest:.2f}" and int(m.group(2)) == training.steps[k], said
     if lowest >= even:
         assert "stays slightly worse" in said and f"{lowest - even:.2f} above the even guess" in said
     else:

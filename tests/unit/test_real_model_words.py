@@ -238,7 +238,7 @@ def test_the_it_suggestion_states_the_heads_weights_on_animal_and_street(rows, l
     assert _named(said) == (layer, head)
     tired, cong = rows["tired"], rows["congested"]
     numbers = [float(x) for x in re.findall(r"(\d\.\d\d) (?:of its weight )?on “(?:animal|street)”", said)]
-    assert numbers == [round(v, 2) for v in (tired["animal"], tired["street"], cong["animal"], cong["street"])]
+    assert numbers == [round(float(v), 2) for v in (tired["animal"], tired["street"], cong["animal"], cong["street"])]
     top = cong["tokens"][int(np.argmax(cong["row"]))]
     assert ("“animal” still gets the most weight" in said) == (top == "animal")
     if top != "animal":

@@ -313,9 +313,9 @@ def test_step_6_splits_the_mean_square_of_x(case):
         assert num(found.group(2)) + added == pytest.approx(num(found.group(1)), abs=1e-9)
         assert added == pytest.approx(total - np.mean(e**2), abs=0.011)
     else:
-        assert f"the word vectors alone make X, and its mean square is {round(total, 2):.2f}." in text
+        assert f"the word vectors alone make X, and its mean square is {round(float(total), 2):.2f}." in text
     said_var = re.search(rf"Var\(X\) in Step 2 is smaller, {NUM}, because .* entries, {NUM} here\.", text)
-    assert bool(said_var) == (round(np.var(x), 2) < round(total, 2))
+    assert bool(said_var) == (round(float(np.var(x)), 2) < round(float(total), 2))
     if said_var:
         assert num(said_var.group(1)) == pytest.approx(np.var(x), abs=0.005)
         assert num(said_var.group(2)) == pytest.approx(np.mean(x), abs=0.005)

@@ -23,12 +23,14 @@ QUIET_MS = 300  # no change on the page for this long: the drawing is done
 # Every chart drawn at its box's size, and the page quiet (RUN_COUNTER_JS stamps every change).
 _SETTLED_JS = """
 (quietMs) => {
+  const MIN_PLOT_PX = 150;  // Streamlit draws a Plotly chart at least this wide, whatever its column
   const plots = Array.from(document.querySelectorAll("[data-testid='stMain'] .js-plotly-plot"));
   const drawn = plots.every(p => {
     if (!p.checkVisibility()) return true;
     const box = p.getBoundingClientRect();
     return p._fullLayout && p.querySelector('svg.main-svg')
-      && Math.abs(p._fullLayout.width - box.width) < 2 && Math.abs(p._fullLayout.height - box.height) < 2;
+      && Math.abs(p._fullLayout.width - Math.max(box.width, MIN_PLOT_PX)) < 2
+      && Math.abs(p._fullLayout.height - box.height) < 2;
   });
   const app = document.querySelector("[data-testid='stApp']");
   return drawn && app && app.getAttribute('data-test-script-state') === 'notRunning'
@@ -145,12 +147,14 @@ class Screen:
         return out
 
     def cell_problems(self) -> list[str]:
-        """Heatmap cell numbers that spill out of their cell, overlap another, or are under 9 px."""
+        """Heatmap cell numbers that spill out of their cell, overlap another, or are smaller than
+        the chart tools allow (9 px on a phone, under 640 px wide; 12 px on a wider screen)."""
+        least = 9 if self.data["width"] < 640 else 12
         out = []
         for trace in self.data["cells"]:
             labels = trace["labels"]
             where = f"{trace['chart']!r} {trace['trace']}".strip()
-            out += [f"{where}: {x['text']!r} at {x['px']} px" for x in labels if x["px"] < 9 - 0.01]
+            out += [f"{where}: {x['text']!r} at {x['px']} px" for x in labels if x["px"] < least - 0.01]
             out += [
                 f"{where}: {x['text']!r} {_box(x['box'])} spills out of its cell {_box(x['cell'])}"
                 for x in labels
@@ -218,7 +222,7 @@ _UNSETTLED_JS = """
     const key = (p.closest("[class*='st-key-']") || {className: ''}).className.match(/st-key-\\S+/);
     return {key: key && key[0], drawn: [full.width, full.height], box: [box.width, box.height]};
   })
-  .filter(c => !(Math.abs(c.drawn[0] - c.box[0]) < 2 && Math.abs(c.drawn[1] - c.box[1]) < 2))
+  .filter(c => !(Math.abs(c.drawn[0] - Math.max(c.box[0], 150)) < 2 && Math.abs(c.drawn[1] - c.box[1]) < 2))
 """
 
 
