@@ -100,9 +100,7 @@ export default function () {
   // chart is still drawn once per change. Everything the fit reads from the page (boxes of tick
   // labels, of a legend or panel names) is read before it writes anything, so the page is laid
   // out once for it.
-  // A cell's number is never smaller: fewer digits, then none. 12 px is the least text a projector
-  // shows legibly; a phone (under 640 px wide) is read from close by, and keeps numbers to 9 px.
-  const minCellPx = () => (window.innerWidth < 640 ? 9 : 12);
+  const MIN_CELL_PX = 9; // a cell's number is never smaller: fewer digits, then none
   const MIN_NOTE_PX = 12; // the note a chart gets when its numbers are rounded or left out
   const CELL_PAD = 2; // px kept free between a number and its cell's edges
   const GLYPH_H = 1.31; // the height of a line of text, in em, as the browser boxes it
@@ -144,7 +142,7 @@ export default function () {
   const axisOf = (full, name, letter) => full[`${letter}axis${(name || letter).slice(1)}`];
 
   // One heatmap trace's numbers (Plotly's g.hm, whose data names its trace), fitted to its cells:
-  // the font shrinks (not under minCellPx()), then numbers lose digits, then they are left out
+  // the font shrinks (not under MIN_CELL_PX), then numbers lose digits, then they are left out
   // ("−∞" becomes "×"). Returns what the chart must say: '' (all shown as sent), 'rounded' or 'blank'.
   const fitCells = (full, group) => {
     const labels = Array.from(group.querySelectorAll('.heatmap-label text'));
@@ -166,7 +164,6 @@ export default function () {
       const byHeight = (cellH - 2 * CELL_PAD) / GLYPH_H;
       return Math.min(base, Math.floor(Math.min(byWidth, byHeight) * 2) / 2);
     };
-    const MIN_CELL_PX = minCellPx();
     let texts = sent;
     let size = sizeFor(texts);
     let how = '';

@@ -168,7 +168,7 @@ def describe(table: Table, focus_row: int | None = None) -> str:
 
 # Labels that carry their own number, counted from 1 (attn_core.numbering): "layer 3", "head 1",
 # "layer 3, head 1", "after layer 2", "the embeddings".
-_NAMED = re.compile(r"layer \d+(, head \d+)?|head \d+|after layer \d+|the embeddings")
+NAMED = re.compile(r"layer \d+(, head \d+)?|head \d+|after layer \d+|the embeddings")
 
 
 def labelled(labels: tuple[str, ...], start: int = 0) -> list[str]:
@@ -176,7 +176,7 @@ def labelled(labels: tuple[str, ...], start: int = 0) -> list[str]:
     the first label's position (a table's ``first_row``). Layers and heads, already unique and
     numbered from 1, keep their own names: a position counted from 0 beside them ("0:layer 1")
     would contradict their number."""
-    if labels and len(set(labels)) == len(labels) and all(_NAMED.fullmatch(label) for label in labels):
+    if labels and len(set(labels)) == len(labels) and all(NAMED.fullmatch(label) for label in labels):
         return list(labels)
     return [f"{n}:{label}" for n, label in enumerate(labels, start)]
 

@@ -133,11 +133,26 @@ def _query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
+def _collapse_sidebar(page) -> None:
+    """Presenter mode opens with the sidebar collapsed (app.py), but a tab keeps the sidebar its
+    user opened on an earlier page (the last page's predict-first check opened it): close it, as
+    a teacher opening a presenter link sees the page."""
+    if sidebar(page)["collapsed"] == "true":
+        return
+    page.locator("[data-testid='stSidebar']").hover()
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    page.wait_for_function(
+        "() => document.querySelector(\"[data-testid='stSidebar']\").getAttribute('data-collapsed') === 'true'"
+    )
+    screens.settle(page)
+
+
 def _walk(tab: Tab, title: str, path: str, theme: str) -> None:
     page, measuring = tab.page, theme == "light"
     page.set_viewport_size(SIZES[0] if measuring else PROJECTOR)
     tab.watch.clear()
     open_app(page, tab.server.url, f"{path}?present=1")
+    _collapse_sidebar(page)
     deck, expected = decks.deck(path), decks.progress_lines(path)
     problems, seen, sizes = [], [], list(SIZES)
     while True:

@@ -17,6 +17,7 @@ import re
 import time
 from pathlib import Path
 
+from attn_core import tables
 from tests.support.browser.waits import run_count, wait_for_run
 
 AXE_PATH = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
@@ -228,15 +229,21 @@ def shown_table(page, toggle, timeout_s: float = 10.0) -> dict | None:
     return table
 
 
+def _label(text: str) -> bool:
+    """A table's label as attn_core.tables.labelled makes it: a token numbered by its position
+    ("3:cat"), or a layer or head with its own number from 1 ("layer 2", "head 5")."""
+    return bool(re.match(r"^\d+:", text)) or bool(tables.NAMED.fullmatch(text))
+
+
 def table_problems(table: dict | None) -> list[str]:
     """What keeps a shown table from being an accessible table with token labels."""
     if table is None:
         return ["no <table> was shown"]
     out = []
     labels = table["cols"][1:]  # the first header cell names the row labels' column
-    if not labels or not all(re.match(r"^\d+:", c) for c in labels):
+    if not labels or not all(_label(c) for c in labels):
         out.append(f"column headers are not the numbered labels: {table['cols'][:6]}")
-    if not table["rows"] or any(not r[0] or not re.match(r"^\d+:", r[0]) for r in table["rows"]):
+    if not table["rows"] or any(not r[0] or not _label(r[0]) for r in table["rows"]):
         out.append(f"rows lack a row header: {[r[:2] for r in table['rows'][:3]]}")
     if any(len(r) != len(table["cols"]) for r in table["rows"]):
         out.append("rows and header differ in length")

@@ -148,8 +148,8 @@ class Screen:
 
     def cell_problems(self) -> list[str]:
         """Heatmap cell numbers that spill out of their cell, overlap another, or are smaller than
-        the chart tools allow (9 px on a phone, under 640 px wide; 12 px on a wider screen)."""
-        least = 9 if self.data["width"] < 640 else 12
+        the chart tools allow (9 px: smaller, a number loses digits, then is left out)."""
+        least = 9
         out = []
         for trace in self.data["cells"]:
             labels = trace["labels"]
