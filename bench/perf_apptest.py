@@ -24,6 +24,8 @@ from perf_inputs import (
     timed,
 )
 
+from attn_core import numbering
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -134,7 +136,9 @@ def model_page(repeats: int, rerun: dict, payload: dict) -> None:
         if T == 128:
             payload["bert_head_view_T128"] = _figure_bytes(at, "Head view")
         layer = _widget(at, ("selectbox", "slider", "number_input"), labels["layer"])
-        options = list(range(len(layer.options))) if hasattr(layer, "options") else list(range(6))
+        # Layers are chosen by their number, counted from 1 (attn_core.numbering).
+        n_layers = len(layer.options) if hasattr(layer, "options") else 6
+        options = [numbering.layer_number(i) for i in range(n_layers)]
         samples = []
         for n in range(repeats + 1):
             widget = _widget(at, ("selectbox", "slider", "number_input"), labels["layer"])
@@ -167,7 +171,7 @@ def decoder_page(repeats: int, rerun: dict) -> None:
     samples = []
     for n in range(repeats + 1):
         widget = _widget(at, ("selectbox",), "Head")
-        value = (n + 1) % len(widget.options)
+        value = numbering.head_number((n + 1) % len(widget.options))  # heads by their number, from 1
         seconds = timed(lambda w=widget, v=value: w.set_value(v).run())
         _check(at, f"decoder page, T=40, head={value}")
         if n:
