@@ -243,6 +243,10 @@ def resize(page, size: dict) -> None:
     """Resize the window and wait until every chart has been drawn again at its new size."""
     if page.viewport_size != size:
         page.set_viewport_size(size)
+        # The window has its new size before the page has laid itself out again: start the quiet
+        # period from now, so that a page still showing the old layout is not taken as settled.
+        page.wait_for_function("([w, h]) => innerWidth === w && innerHeight === h", arg=[size["width"], size["height"]])
+        page.evaluate("() => { window.__stChangedAt = performance.now(); }")
     settle(page)
 
 
