@@ -31,7 +31,7 @@ KINDS = (
     "toggle",
     "checkbox",
 )
-MODEL_LINKS = ("real-model-neuron", "real-model-head")  # the real model's page loads the model
+MODEL_LINKS = ("real-model-neuron", "real-model-head", "attention-in-a-transformer")  # pages that load the model
 
 
 @dataclass(frozen=True)
@@ -247,8 +247,9 @@ def test_values_out_of_range_are_clamped_not_reset() -> None:
     assert dict(at.query_params) == {"T": "64", "m": "50", "delta": "2.5"}
 
 
+MODEL_PAGES = ("real_model", "in_a_transformer")  # lessons whose page loads the real model
 PAGE_PATHS = [
-    pytest.param(p.url_path, id=p.url_path or "home", marks=[pytest.mark.model] if p.lesson == "real_model" else [])
+    pytest.param(p.url_path, id=p.url_path or "home", marks=[pytest.mark.model] if p.lesson in MODEL_PAGES else [])
     for p in pages.PAGES
 ]
 
