@@ -1,0 +1,120 @@
+"""The words of "The articles, checked": its compute call, every sentence it computes from the
+engine's checks, its formulas and tables, and its longer static prose.
+
+Plain Python (no Streamlit): the page wraps the compute call in Streamlit's cache and places
+each sentence next to the figure it explains; tests/unit/test_articles_words.py checks every
+sentence against the numbers it states. The articles' own words are quoted, never used as results.
+"""
+
+from __future__ import annotations
+
+from lessons.articles.words.calls import EDITABLE, INTRO, OURS, ROW_OF_FOUR, SATURATED, SCALE_LABEL, SECTIONS, lesson
+from lessons.articles.words.causal import (
+    LONGNET_RATE,
+    LONGNET_SEGMENT,
+    callebaut_text,
+    causal_intro,
+    cell_text,
+    key_labels,
+    leak_text,
+    longnet_caption,
+    query_labels,
+    wrong_rows,
+)
+from lessons.articles.words.dot import (
+    DOT_CAPTION,
+    dot_intro,
+    dot_latex,
+    dot_result,
+    first_entry_latex,
+    mat_text,
+    output_latex,
+    problem_text,
+    row_intro,
+    row_table,
+)
+from lessons.articles.words.format import g, n3, vec
+from lessons.articles.words.layout import (
+    CONVENTION_ROWS,
+    CONVENTIONS_CHAIN,
+    CONVENTIONS_INTRO,
+    ROWS_INTRO,
+    conventions_caption,
+    conventions_latex,
+    conventions_table,
+    conventions_text,
+    dimensions_text,
+    rows_latex,
+    rows_text,
+    shapes_caption,
+    shapes_intro,
+    shapes_latex,
+    shapes_stop_text,
+    shapes_text,
+)
+from lessons.articles.words.winner import (
+    SCALING_TEXT,
+    WINNER_INTRO,
+    key_labels_winner,
+    saturation_text,
+    softmax_text,
+    what_it_showed,
+    winner_latex,
+)
+
+__all__ = [
+    "CONVENTIONS_CHAIN",
+    "CONVENTIONS_INTRO",
+    "CONVENTION_ROWS",
+    "DOT_CAPTION",
+    "EDITABLE",
+    "INTRO",
+    "LONGNET_RATE",
+    "LONGNET_SEGMENT",
+    "OURS",
+    "ROWS_INTRO",
+    "ROW_OF_FOUR",
+    "SATURATED",
+    "SCALE_LABEL",
+    "SCALING_TEXT",
+    "SECTIONS",
+    "WINNER_INTRO",
+    "callebaut_text",
+    "causal_intro",
+    "cell_text",
+    "conventions_caption",
+    "conventions_latex",
+    "conventions_table",
+    "conventions_text",
+    "dimensions_text",
+    "dot_intro",
+    "dot_latex",
+    "dot_result",
+    "first_entry_latex",
+    "g",
+    "key_labels",
+    "key_labels_winner",
+    "leak_text",
+    "lesson",
+    "longnet_caption",
+    "mat_text",
+    "n3",
+    "output_latex",
+    "problem_text",
+    "query_labels",
+    "row_intro",
+    "row_table",
+    "rows_latex",
+    "rows_text",
+    "saturation_text",
+    "shapes_caption",
+    "shapes_intro",
+    "shapes_latex",
+    "shapes_stop_text",
+    "shapes_text",
+    "softmax_text",
+    "vec",
+    "what_it_showed",
+    "winner_latex",
+    "wrong_rows",
+]
