@@ -1,4 +1,4 @@
-"""The sentences of "The articles, checked" (lessons/articles/words.py) against the numbers they
+"""The sentences of "The articles, checked" (lessons/articles/words/) against the numbers they
 state, over many typed vectors, seeds, causal tables and scales: each test recomputes what a
 sentence claims, with plain NumPy where it can, and checks it."""
 

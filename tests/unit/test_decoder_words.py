@@ -1,4 +1,4 @@
-"""The Decoder page's sentences (lessons/decoder/words.py) against the numbers they state, over many
+"""The Decoder page's sentences (lessons/decoder/words/) against the numbers they state, over many
 word sequences run through the shipped decoder (attn_core.trained_decoder, NumPy). Each test
 recomputes the claim from the decoder's own arrays, by loops or plain NumPy, without the lesson's
 derived fields, then reads the sentence: the numbers it states, or which of its wordings it chose."""

@@ -1,4 +1,4 @@
-"""The sentences of "Attention in a transformer" (lessons/in_a_transformer/words.py) against the
+"""The sentences of "Attention in a transformer" (lessons/in_a_transformer/words/) against the
 numbers they state, over many sentences, sizes, seeds and similarity matrices: each test
 recomputes what a sentence claims, independently of the engine where it can, and checks it.
 The real model's own "bears" run is in tests/app/test_transformer_lesson.py (marked model)."""

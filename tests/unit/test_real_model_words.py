@@ -1,4 +1,4 @@
-"""The Real model page's sentences (lessons/real_model/words.py) against the numbers they state.
+"""The Real model page's sentences (lessons/real_model/words/) against the numbers they state.
 
 The sentences need a model's attentions (L, H, T, T): here Hypothesis draws them, rows that sum
 to 1 with masked keys at 0, heads of every kind (previous-token, next-token, [CLS] and [SEP]

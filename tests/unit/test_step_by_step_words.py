@@ -1,4 +1,4 @@
-"""Step by step's sentences (lessons/step_by_step/words.py) against the numbers they state.
+"""Step by step's sentences (lessons/step_by_step/words/) against the numbers they state.
 
 Every builder that states a number or a fact about the numbers is run here over many sentences
 (hostile ones included), seeds, sizes, switches and weight sources: random weights
