@@ -1,9 +1,9 @@
-// Chart tools, mounted once per run by app.py (st.components.v2, no iframe). For every
+// Chart tools, run once per page load by app.py (ui.scripts: st.html, no iframe). For every
 // Plotly chart on the page, after each time Plotly draws it (its own plotly_afterplot and
 // plotly_relayout events, on the chart's graph div; Plotly's functions are left as they are):
 // - its one-sentence description (layout.meta, a string computed on the server from the
 //   chart's numbers) becomes the accessible name of the drawing: role="img" and aria-label
-//   on the chart's main <svg>, so a screen reader says what the chart shows;
+//   on the chart's main svg element, so a screen reader says what the chart shows;
 // - the mode bar's buttons can be reached with Tab and pressed with Enter or Space, and the
 //   mode bar stays visible while one of them has focus (assets/charts.css);
 // - next to "download as PNG" sits "download as SVG": it presses Plotly's own button with
@@ -15,14 +15,25 @@
 // named after its chart (WCAG 2.1.1; axe-core's scrollable-region-focusable). A formula wider
 // than its column is drawn smaller (see fitFormula).
 // New charts, tables and formulas are found once per frame in which the page changed.
-export default function () {
+(function () {
   if (window.__chartTools) return;
   window.__chartTools = true;
 
   const PNG = '[data-title^="Download plot"]';
-  const SVG_ICON =
-    '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><text x="1" y="16" ' +
-    'font-size="10" font-weight="700" fill="currentColor">SVG</text></svg>';
+  // The SVG button's icon, the letters "SVG", built with DOM calls (ui/scripts.py: no markup in
+  // a script's text).
+  const svgIcon = () => {
+    const ns = 'http://www.w3.org/2000/svg';
+    const icon = document.createElementNS(ns, 'svg');
+    const attrs = { viewBox: '0 0 24 24', width: '16', height: '16', 'aria-hidden': 'true' };
+    Object.entries(attrs).forEach(([k, v]) => icon.setAttribute(k, v));
+    const text = document.createElementNS(ns, 'text');
+    const textAttrs = { x: '1', y: '16', 'font-size': '10', 'font-weight': '700', fill: 'currentColor' };
+    Object.entries(textAttrs).forEach(([k, v]) => text.setAttribute(k, v));
+    text.textContent = 'SVG';
+    icon.appendChild(text);
+    return icon;
+  };
 
   const label = (plot) => {
     const svg = plot.querySelector('svg.main-svg');
@@ -56,7 +67,7 @@ export default function () {
     svg.removeAttribute('data-keys');
     svg.setAttribute('data-svg-download', '1');
     svg.setAttribute('data-title', 'Download plot as SVG');
-    svg.innerHTML = SVG_ICON;
+    svg.replaceChildren(svgIcon());
     svg.addEventListener('click', (ev) => {
       ev.preventDefault();
       ev.stopPropagation();
@@ -426,4 +437,4 @@ export default function () {
     });
   }).observe(document.body, { childList: true, subtree: true });
   update();
-}
+})();

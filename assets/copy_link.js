@@ -1,8 +1,9 @@
 // "Copy link": puts the address bar's URL, with every setting of the page in it, on the
 // clipboard. Where the clipboard is not allowed (an http:// address other than localhost),
 // the link is shown selected in a text box instead, ready for Ctrl+C.
-export default function (component) {
-  const root = component.parentElement;
+// Run by ui/links.py through ui.scripts: this script's element sits right after the markup.
+(function (script) {
+  const root = script.parentElement.querySelector('.copy-link');
   const button = root.querySelector('button');
   const status = root.querySelector('[role="status"]');
   const field = root.querySelector('input');
@@ -22,4 +23,4 @@ export default function (component) {
       status.textContent = 'Copy the selected link (Ctrl+C or ⌘C).';
     }
   });
-}
+})(document.currentScript);

@@ -21,7 +21,7 @@ from streamlit.delta_generator import DeltaGenerator
 from attn_core import tables
 from attn_core.figures import _Sent
 from attn_core.tables import Table
-from ui import present
+from ui import present, scripts
 
 __all__ = [
     "COLORWAY",
@@ -33,15 +33,13 @@ __all__ = [
     "table_controls",
 ]
 
-_CHART_TOOLS = st.components.v2.component(
-    "chart_tools", js=(Path(__file__).resolve().parents[1] / "assets" / "chart_tools.js").read_text(encoding="utf-8")
-)
+_CHART_TOOLS_JS = (Path(__file__).resolve().parents[1] / "assets" / "chart_tools.js").read_text(encoding="utf-8")
 
 
 def mount_chart_tools() -> None:
     """Once per run (app.py): accessible names, keyboard and SVG download for every chart, and
-    its numbers, title and ticks fitted to the size the browser draws it at."""
-    _CHART_TOOLS(key="chart_tools")
+    its numbers, title and ticks fitted to the size the browser draws it at (ui.scripts)."""
+    scripts.run(_CHART_TOOLS_JS, key="chart_tools")
 
 
 # A short mode bar: "download as PNG" and Streamlit's fullscreen button (good on a projector).

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-import streamlit as st
+from ui import scripts
 
 TESTED = ((1, 67), (1, 67))  # the (major, minor) releases these workarounds were tested on, inclusive
 
@@ -78,8 +78,7 @@ check_version()
 THEME_KEY_PREFIX = "stActiveTheme-"  # + the address the tab was opened at + THEME_KEY_SUFFIX
 THEME_KEY_SUFFIX = "-v2"
 _THEME_JS = """
-export default function (component) {
-  const { pages, prefix, suffix } = component.data;
+(function ({ pages, prefix, suffix }) {
   if (window.__themeEveryPage) return;
   window.__themeEveryPage = true;
   const entry = performance.getEntriesByType('navigation')[0];
@@ -100,14 +99,12 @@ export default function (component) {
   document.addEventListener('click', () => setTimeout(copy, 0), true);
   window.addEventListener('pagehide', copy);
   document.addEventListener('visibilitychange', copy);
-}
+})(DATA);
 """
-_THEME_EVERY_PAGE = st.components.v2.component("theme_every_page", js=_THEME_JS)
 
 
 def remember_theme_on_every_page(url_paths: list[str]) -> None:
     """Copy the theme picked in Streamlit's menu to every page of the app (see the docstring),
-    where the caller writes (the sidebar)."""
-    _THEME_EVERY_PAGE(
-        key="theme_every_page", data={"pages": url_paths, "prefix": THEME_KEY_PREFIX, "suffix": THEME_KEY_SUFFIX}
-    )
+    where the caller writes (the sidebar; ui.scripts runs it)."""
+    data = {"pages": url_paths, "prefix": THEME_KEY_PREFIX, "suffix": THEME_KEY_SUFFIX}
+    scripts.run(_THEME_JS.replace("DATA", scripts.data_json(data)), key="theme_every_page")
