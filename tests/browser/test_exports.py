@@ -117,7 +117,7 @@ def test_copy_link_puts_this_view_on_the_clipboard(tab) -> None:
 
     assert slide(page, "d_k (size of queries and keys)", 1, until=lambda: query().get("d_k") == ["5"]) == "5"
     eventually(page, lambda: np.allclose(_z(page), weights(5), rtol=0, atol=1e-12), "the weights for d_k = 5")
-    button = page.get_by_role("button", name="Copy link to this view")  # inside the component's shadow root
+    button = page.get_by_role("button", name="Copy link to this view")  # ui/links.py, through ui.scripts
     assert button.count() == 1
     before = run_count(page)
     button.click()
