@@ -26,9 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
     "--no-first-run",
     "--disable-sync",
-    # No host but localhost resolves: a request that would leave the machine fails at once, and
-    # the contexts record it (tests/support/browser/session.py) without intercepting every request.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 

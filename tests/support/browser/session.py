@@ -21,39 +21,43 @@ def is_local(url: str) -> bool:
 
 
 def offline_context(browser, watch: Watch, **kwargs):
-    """A 1280x800 context that records every request that is not to localhost; the browser
-    cannot resolve any other host (CHROMIUM_ARGS), and a WebSocket elsewhere is closed."""
+    """A 1280x800 context that aborts (and records) every request that is not to localhost."""
     context = browser.new_context(viewport=VIEWPORT, **kwargs)
     context.set_default_timeout(RUN_TIMEOUT_MS)
     context.add_init_script(RUN_COUNTER_JS)
 
-    def record(request) -> None:
-        if not is_local(request.url):
-            watch.blocked.append(request.url)
-
-    context.on("request", record)
+    def route(r) -> None:
+        if is_local(r.request.url):
+            r.fallback()
+        else:
+            watch.blocked.append(r.request.url)
+            r.abort()
 
     def ws_route(ws) -> None:
         watch.blocked.append(ws.url)
         ws.close()
 
+    context.route("**/*", route)
     context.route_web_socket(lambda url: not is_local(url), ws_route)
     return context
 
 
 async def async_offline_context(browser, init_js: str, timeout_ms: int, blocked: list[str] | None = None):
     """The async API's twin of ``offline_context``: a 1280x800 context running ``init_js``
-    that records every request not to localhost in ``blocked`` when given (the browser cannot
-    resolve any other host: CHROMIUM_ARGS)."""
+    that aborts every request not to localhost (recorded in ``blocked`` when given)."""
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(timeout_ms)
     await context.add_init_script(init_js)
 
-    def record(request) -> None:
-        if blocked is not None and not is_local(request.url):
-            blocked.append(request.url)
+    async def route(r) -> None:
+        if is_local(r.request.url):
+            await r.fallback()
+        else:
+            if blocked is not None:
+                blocked.append(r.request.url)
+            await r.abort()
 
-    context.on("request", record)
+    await context.route("**/*", route)
     return context
 
 
