@@ -44,6 +44,7 @@ from tests.support.browser.session import async_offline_context
 
 LOG = ROOT / "tests" / "artifacts" / "bench-streamlit.log"
 FLOOR_REDRAW_APP = ROOT / "bench" / "floor_redraw_app.py"
+FLOOR_APP = ROOT / "bench" / "floor_app.py"  # a bare app with one Plotly chart (startup_s.floor_home)
 RUN_TIMEOUT_MS = 120_000
 LOAD_BUDGET_S = 280.0  # the whole load phase, opening the sessions included
 OPEN_BUDGET_S = 150.0  # of which opening the sessions (not timed) may take this long
@@ -277,6 +278,38 @@ class FloorRedrawServer(StreamlitServer):
         return [str(FLOOR_REDRAW_APP) if part == "app.py" else part for part in super().command()]
 
 
+class FloorServer(Server):
+    """`streamlit run bench/floor_app.py`, started without blocking as the app's Server is, so that
+    its start-up is timed the same way (startup_s.floor_home)."""
+
+    def command(self) -> list[str]:
+        return [str(FLOOR_APP) if part == "app.py" else part for part in super().command()]
+
+
+SCRIPT_DONE_JS = (
+    "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
+    ".getAttribute('data-test-script-state') === 'notRunning'"
+)
+
+
+async def _floor_startup(browser) -> float:
+    """Seconds from launching the bare app's server to its first run shown (its chart's box in
+    the page, the script done): what startup_s.home measures, for the framework alone."""
+    server = FloorServer()
+    try:
+        server.start()
+        await server.healthy()
+        tab = await Tab.open(browser)
+        await tab.page.goto(server.url + "/")
+        await tab.page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=RUN_TIMEOUT_MS)
+        await tab.page.wait_for_function(SCRIPT_DONE_JS, timeout=RUN_TIMEOUT_MS)
+        seconds = round(time.perf_counter() - server.started, 2)
+        await tab.close()
+        return seconds
+    finally:
+        server.stop()
+
+
 async def _floor_per_change(browser, texts: list[str]) -> float:
     """browser_cpu_ms of a sentence change on the floor app, measured as the app's is."""
     server = await asyncio.to_thread(FloorRedrawServer().start)
@@ -424,7 +457,9 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
     from playwright.async_api import async_playwright
 
     repeats = 3 if quick else 7
-    startup = results.setdefault("startup_s", {"home": None, "until_health": None, "model_first_load": None})
+    startup = results.setdefault(
+        "startup_s", {"home": None, "floor_home": None, "until_health": None, "model_first_load": None}
+    )
     memory = results.setdefault("memory_mb", {"idle": None, "model_loaded": None, "after_load": None})
     browser_ms = results.setdefault(
         "browser_ms",
@@ -467,11 +502,7 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
             await tab.page.goto(server.url + "/")
             title = home_title()
             await tab.page.get_by_role("heading", name=title).first.wait_for(timeout=RUN_TIMEOUT_MS)
-            await tab.page.wait_for_function(
-                "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
-                ".getAttribute('data-test-script-state') === 'notRunning'",
-                timeout=RUN_TIMEOUT_MS,
-            )
+            await tab.page.wait_for_function(SCRIPT_DONE_JS, timeout=RUN_TIMEOUT_MS)
             startup["home"] = round(time.perf_counter() - server.started, 2)
             await asyncio.sleep(1.0)
             memory["idle"] = server.rss_mb()
@@ -537,6 +568,8 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
             elif "load" in sections:
                 results["load"] = {"sessions": 0, "p50_ms": None, "p95_ms": None, "errors": None}
                 notes.setdefault("load", {})["all"] = "null: no step-by-step page"
+            server.stop()  # the floor's server starts alone, as the app's did
+            startup["floor_home"] = await _floor_startup(browser)
             if seen_dialogs:
                 notes.setdefault("browser_ms", {})["dialogs"] = f"closed a dialog that covered the page: {seen_dialogs}"
         finally:
