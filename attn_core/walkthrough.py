@@ -100,10 +100,13 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
     )
 
 
+COS_TIE = 1e-9  # two cosines closer than this point equally nearly along a query
+
+
 def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:
     """Rows i where the allowed key with the largest score q_i·k_j = |q_i||k_j| cos θ is not the
-    allowed key with the largest cos θ: (those rows, those where the winning key is longer than
-    the best-aimed one, those where it is shorter). Where the top score is positive
+    allowed key with the largest cos θ, nor as well aimed (within COS_TIE): (those rows, those
+    where the winning key is longer than the best-aimed one, those where it is shorter). Where the top score is positive
     the winner is always the longer; where no score of the row is positive a longer key makes a
     score more negative, and the winner is the shorter."""
     allowed = np.isfinite(steps.masked)  # (T_q, T_k)
@@ -114,7 +117,11 @@ def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:
     rows = allowed.any(axis=1)
     top_score = np.where(allowed, steps.scores, -np.inf).argmax(axis=1)  # (T_q,)
     top_cos = np.where(allowed, cos, -np.inf).argmax(axis=1)
-    differs = rows & (top_score != top_cos)
+    # The winner is the best-aimed key too when its cos θ ties the best one's: a repeated token's
+    # keys are the same vector, and their cosines can differ in the last bits of the arithmetic.
+    winner_cos = np.take_along_axis(cos, top_score[:, None], axis=1)[:, 0]
+    best_cos = np.take_along_axis(cos, top_cos[:, None], axis=1)[:, 0]
+    differs = rows & (winner_cos < best_cos - COS_TIE)
     longer = differs & (k_len[top_score] > k_len[top_cos])
     shorter = differs & (k_len[top_score] < k_len[top_cos])
     return int(np.sum(differs)), int(np.sum(longer)), int(np.sum(shorter))

@@ -96,8 +96,9 @@ def allowed(lesson: wt.Lesson) -> np.ndarray:
 
 
 def check_aligned(lesson: wt.Lesson, text: str) -> None:
-    """Step 5: per row, the winner by score and the best-aimed key (largest cos θ); where they
-    differ, whether the winner's key is longer or shorter, and the sign of the row's scores."""
+    """Step 5: per row, the winner by score and the best-aimed key (largest cos θ); where the
+    winner is not as well aimed (a repeated token's keys tie), whether its key is longer or
+    shorter, and the sign of the row's scores."""
     s = lesson.steps
     T = s.q.shape[0]
     np.testing.assert_allclose(s.scores, s.q @ s.k.T, rtol=1e-9, atol=1e-9)
@@ -107,9 +108,10 @@ def check_aligned(lesson: wt.Lesson, text: str) -> None:
         keys = [j for j in range(T) if ok[i, j]]
         q_len = np.linalg.norm(s.q[i])
         k_len = {j: np.linalg.norm(s.k[j]) for j in keys}
+        cos = {j: s.scores[i, j] / (q_len * k_len[j]) if q_len * k_len[j] > 0 else 0.0 for j in keys}
         by_score = max(keys, key=lambda j: s.scores[i, j])
-        by_cos = max(keys, key=lambda j: s.scores[i, j] / (q_len * k_len[j]) if q_len * k_len[j] > 0 else 0.0)
-        if by_score == by_cos:
+        by_cos = max(keys, key=lambda j: cos[j])
+        if cos[by_score] >= cos[by_cos] - 1e-9:  # as well aimed: the same key, or a repeated token's twin
             continue
         differs += 1
         if k_len[by_score] > k_len[by_cos]:
