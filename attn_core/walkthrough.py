@@ -104,11 +104,11 @@ COS_TIE = 1e-9  # two cosines closer than this point equally nearly along a quer
 
 
 def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:
-    """Rows i where the allowed key with the largest score q_i·k_j = |q_i||k_j| cos θ is not the
-    allowed key with the largest cos θ, nor as well aimed (within COS_TIE): (those rows, those
-    where the winning key is longer than the best-aimed one, those where it is shorter). Where the top score is positive
-    the winner is always the longer; where no score of the row is positive a longer key makes a
-    score more negative, and the winner is the shorter."""
+    """Rows i where the allowed key with the largest score q_i·k_j = |q_i||k_j| cos θ is not as
+    well aimed as the allowed key with the largest cos θ (short of it by more than COS_TIE):
+    (those rows, those where the winning key is longer than the best-aimed one, those where it is
+    shorter). Where the top score is positive the winner is always the longer; where no score of
+    the row is positive a longer key makes a score more negative, and the winner is the shorter."""
     allowed = np.isfinite(steps.masked)  # (T_q, T_k)
     q_len = np.linalg.norm(steps.q, axis=1)[:, None]  # (T_q, 1)
     k_len = np.linalg.norm(steps.k, axis=1)  # (T_k,)
@@ -116,12 +116,12 @@ def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:
         cos = np.where(q_len * k_len[None, :] > 0, steps.scores / (q_len * k_len[None, :]), 0.0)  # (T_q, T_k)
     rows = allowed.any(axis=1)
     top_score = np.where(allowed, steps.scores, -np.inf).argmax(axis=1)  # (T_q,)
-    top_cos = np.where(allowed, cos, -np.inf).argmax(axis=1)
-    # The winner is the best-aimed key too when its cos θ ties the best one's: a repeated token's
-    # keys are the same vector, and their cosines can differ in the last bits of the arithmetic.
+    aimed = np.where(allowed, cos, -np.inf)  # (T_q, T_k)
+    top_cos = aimed.argmax(axis=1)
+    # The winner is as well aimed when its cos θ ties the best: a repeated token's keys are the
+    # same vector, and their cosines can differ in the last bits of the arithmetic.
     winner_cos = np.take_along_axis(cos, top_score[:, None], axis=1)[:, 0]
-    best_cos = np.take_along_axis(cos, top_cos[:, None], axis=1)[:, 0]
-    differs = rows & (winner_cos < best_cos - COS_TIE)
+    differs = rows & (winner_cos < aimed.max(axis=1) - COS_TIE)
     longer = differs & (k_len[top_score] > k_len[top_cos])
     shorter = differs & (k_len[top_score] < k_len[top_cos])
     return int(np.sum(differs)), int(np.sum(longer)), int(np.sum(shorter))

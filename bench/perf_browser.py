@@ -46,6 +46,11 @@ LOG = ROOT / "tests" / "artifacts" / "bench-streamlit.log"
 FLOOR_REDRAW_APP = ROOT / "bench" / "floor_redraw_app.py"
 FLOOR_APP = ROOT / "bench" / "floor_app.py"  # a bare app with one Plotly chart (startup_s.floor_home)
 RUN_TIMEOUT_MS = 120_000
+# The first script run has finished (the tab's init script counts runs in window.__runs).
+SCRIPT_DONE_JS = (
+    "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
+    ".getAttribute('data-test-script-state') === 'notRunning'"
+)
 LOAD_BUDGET_S = 280.0  # the whole load phase, opening the sessions included
 OPEN_BUDGET_S = 150.0  # of which opening the sessions (not timed) may take this long
 OPEN_AT_ONCE = 4  # sessions opening at the same time
@@ -270,12 +275,17 @@ class Tab:
             await self.context.close()
 
 
+def _running(command: list[str], script: Path) -> list[str]:
+    """A `streamlit run app.py` command that runs ``script`` instead."""
+    return [str(script) if part == "app.py" else part for part in command]
+
+
 class FloorRedrawServer(StreamlitServer):
     """`streamlit run bench/floor_redraw_app.py`: a sentence box and presenter mode's step-8 chart
     alone, made by the app's own code (browser_cpu_ms.floor_T16_present)."""
 
     def command(self) -> list[str]:
-        return [str(FLOOR_REDRAW_APP) if part == "app.py" else part for part in super().command()]
+        return _running(super().command(), FLOOR_REDRAW_APP)
 
 
 class FloorServer(Server):
@@ -283,13 +293,7 @@ class FloorServer(Server):
     its start-up is timed the same way (startup_s.floor_home)."""
 
     def command(self) -> list[str]:
-        return [str(FLOOR_APP) if part == "app.py" else part for part in super().command()]
-
-
-SCRIPT_DONE_JS = (
-    "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
-    ".getAttribute('data-test-script-state') === 'notRunning'"
-)
+        return _running(super().command(), FLOOR_APP)
 
 
 async def _floor_startup(browser) -> float:

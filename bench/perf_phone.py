@@ -40,9 +40,9 @@ from pathlib import Path
 from perf_inputs import Unavailable, percentile
 
 from deploy.stack import Stack, free_port
-from tests.support.browser.server import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, StreamlitServer
-from tests.support.browser.session import is_local
-from tests.support.browser.waits import RUN_COUNTER_JS, RUN_TIMEOUT_MS
+from tests.support.browser.checks import Watch
+from tests.support.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
+from tests.support.browser.session import offline_context
 
 HERE = Path(__file__).resolve().parent
 FLOOR_APP = HERE / "floor_app.py"
@@ -142,16 +142,10 @@ class WireCounter:
 
 
 def _context(browser):
-    """A fresh context (an empty cache; waits.RUN_COUNTER_JS counts its runs) that aborts every
-    request not to localhost. It does not route WebSockets: Playwright would then pass every frame
-    of the app's WebSocket through its own script in the page, a cost no real phone has (with it,
-    follow_p95_ms_cpu4x was 3,981 and 4,330 ms in two runs; without it, 2,751 ms in the next). A
-    WebSocket to another host finds no network here."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(RUN_TIMEOUT_MS)
-    context.add_init_script(RUN_COUNTER_JS)
-    context.route("**/*", lambda route: route.fallback() if is_local(route.request.url) else route.abort())
-    return context
+    """A fresh offline context (an empty cache; waits.RUN_COUNTER_JS counts its runs). It records
+    WebSockets rather than routing them, so no frame of the app's WebSocket passes through
+    Playwright's script in the page, a cost no real phone has."""
+    return offline_context(browser, Watch())
 
 
 def _open(browser, url: str, slow: dict | None = None) -> dict:
@@ -198,8 +192,8 @@ def _bundles(bodies: dict[str, int], floor: dict[str, int]) -> dict[str, float]:
 
 
 def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
-    """follow_p95_ms_cpu4x: a teacher and PHONES phones at ``slowdown`` times less CPU (1: full
-    speed, the same follow as a reference), through the proxy."""
+    """A teacher and PHONES phones at ``slowdown`` times less CPU (1: full speed), through the
+    proxy: the follow's p95, p50 and max (ms) and every sample."""
     from tests.browser.test_class_mode import start_class
     from tests.support.browser.teaching import PROJECTOR, main_button, progress_lines, switch_on
     from tests.support.browser.waits import go_to, open_app, run_count, wait_for_run
@@ -264,10 +258,10 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
         context.close()
     teacher_ctx.close()
     return {
-        "follow_p95_ms_cpu4x": round(percentile(samples, 95), 0),
-        "follow_p50_ms_cpu4x": round(percentile(samples, 50), 0),
-        "follow_max_ms_cpu4x": round(max(samples), 0),
-        "follow_samples": [round(s) for s in samples],
+        "p95": round(percentile(samples, 95), 0),
+        "p50": round(percentile(samples, 50), 0),
+        "max": round(max(samples), 0),
+        "samples": [round(s) for s in samples],
     }
 
 
@@ -334,12 +328,13 @@ def run(results: dict) -> None:
                 cpu = _open(browser, f"{stack.url}/{STEP_PATH}", {"cpu": CPU_SLOWDOWN})
                 details["script_done_s_cpu4x"] = round(cpu["done_s"], 2)
                 details["charts_s_cpu4x"] = round(cpu["charts_s"], 2)
-                follow = _follow(browser, stack)
-                out["follow_p95_ms_cpu4x"] = follow.pop("follow_p95_ms_cpu4x")
-                details.update(follow)
+                slow = _follow(browser, stack)
+                out["follow_p95_ms_cpu4x"] = slow["p95"]
+                details.update(follow_p50_ms_cpu4x=slow["p50"], follow_max_ms_cpu4x=slow["max"])
+                details["follow_samples"] = slow["samples"]
                 # The same follow with the phones at full speed: what the 4x slowdown adds.
                 full = _follow(browser, stack, slowdown=1)
-                full["follow_samples_cpu1x"] = full.pop("follow_samples")
-                details.update({key.replace("cpu4x", "cpu1x"): value for key, value in full.items()})
+                details.update(follow_p95_ms_cpu1x=full["p95"], follow_p50_ms_cpu1x=full["p50"])
+                details.update(follow_max_ms_cpu1x=full["max"], follow_samples_cpu1x=full["samples"])
         finally:
             browser.close()
