@@ -7,6 +7,11 @@
     the same processes' idle CPU rate over that window (measured on the open page before the
     changes); the median over CHANGES changes after one warm-up change.
 
+CPU time is read in nanoseconds where Linux gives it (each thread's /proc/<pid>/task/<tid>/schedstat,
+summed), not in the 10 ms clock ticks of /proc/<pid>/stat: about six processes each rounded to a
+tick put ±30 ms of noise on one change, and on the idle rate (50 ms over IDLE_S) a bias of
+several ms per second, which the subtraction carried into every change of a run alike.
+
 The new sentence is filled into the box at once and Enter pressed. ``step_T16_typed`` types it
 key by key instead, KEY_DELAY_MS apart, as a student does: every key press re-renders the text
 box in the browser, and that costs nearly twice the redraw again (issue #14's 1.6-1.9 s was
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import statistics
 import time
 
@@ -35,7 +41,7 @@ KEY_DELAY_MS = 100  # step_T16_typed: one key every 0.1 s, a quick typist
 
 class ChromiumCpu:
     """CPU seconds of every Chromium process below this Python process (Playwright's driver
-    starts the browser, which starts the rest), live ones and those already reaped."""
+    starts the browser, which starts the rest)."""
 
     def __init__(self) -> None:
         import psutil
@@ -53,6 +59,23 @@ class ChromiumCpu:
         return found
 
     def seconds(self) -> float:
+        """CPU seconds so far, to the nanosecond: the sum of every live thread's run time
+        (schedstat), else (no schedstat: another OS) user + system in clock ticks, reaped
+        children included. A thread that ends between two readings takes its run time with it
+        (``ticks`` reads the same processes the coarse way, to compare)."""
+        import psutil
+
+        total = 0.0
+        for proc in self.processes():
+            with contextlib.suppress(psutil.Error, OSError):
+                precise = _threads_ns(proc.pid)
+                if precise is None:
+                    return self.ticks()
+                total += precise / 1e9
+        return total
+
+    def ticks(self) -> float:
+        """CPU seconds so far in clock ticks (user + system of each process and its reaped children)."""
         import psutil
 
         total = 0.0
@@ -70,9 +93,26 @@ class ChromiumCpu:
         for proc in self.processes():
             with contextlib.suppress(psutil.Error):
                 kind = next((a.split("=", 1)[1] for a in proc.cmdline() if a.startswith("--type=")), "browser")
+                precise = _threads_ns(proc.pid)
                 t = proc.cpu_times()
-                out[kind] = out.get(kind, 0.0) + t.user + t.system
+                out[kind] = out.get(kind, 0.0) + (t.user + t.system if precise is None else precise / 1e9)
         return out
+
+
+def _threads_ns(pid: int) -> int | None:
+    """Nanoseconds every live thread of ``pid`` has run (/proc/<pid>/task/*/schedstat), or None
+    where Linux's schedstat is missing."""
+    if not os.path.exists("/proc/self/schedstat"):
+        return None
+    total = 0
+    with contextlib.suppress(FileNotFoundError):  # the process has ended: nothing more to add
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with (
+                contextlib.suppress(FileNotFoundError, ProcessLookupError),  # the thread has ended
+                open(f"/proc/{pid}/task/{tid}/schedstat") as f,
+            ):
+                total += int(f.read().split()[0])
+    return total
 
 
 async def idle_rate(cpu: ChromiumCpu, seconds: float = IDLE_S) -> float:
@@ -97,6 +137,7 @@ async def per_change(
     await asyncio.sleep(SETTLE_S)
     idle = await idle_rate(cpu)
     samples, kinds, lost = [], {}, 0
+    whole = (cpu.seconds(), cpu.ticks())  # the run's total read both ways: threads that ended show as a gap
     for n in range(changes + 1 + LOST_MAX):
         if len(samples) == changes:
             break
@@ -125,4 +166,6 @@ async def per_change(
         "by_process_ms": {k: round(statistics.median(v) * 1000.0, 1) for k, v in sorted(kinds.items())},
         "changes": len(samples),
         "lost_changes": lost,
+        "all_changes_ms": round((cpu.seconds() - whole[0]) * 1000.0),
+        "all_changes_ticks_ms": round((cpu.ticks() - whole[1]) * 1000.0),
     }
