@@ -100,7 +100,7 @@ def _repeats(tokens: tuple[str, ...], x: np.ndarray) -> tuple[tuple[str, tuple[i
     )
 
 
-COS_TIE = 1e-9  # two cosines closer than this point equally nearly along a query
+COS_TIE = 1e-9  # two keys whose cosines with a query differ by less than this are equally well aimed
 
 
 def _length_beat_direction(steps: AttentionSteps) -> tuple[int, int, int]:

@@ -46,11 +46,6 @@ LOG = ROOT / "tests" / "artifacts" / "bench-streamlit.log"
 FLOOR_REDRAW_APP = ROOT / "bench" / "floor_redraw_app.py"
 FLOOR_APP = ROOT / "bench" / "floor_app.py"  # a bare app with one Plotly chart (startup_s.floor_home)
 RUN_TIMEOUT_MS = 120_000
-# The first script run has finished (the tab's init script counts runs in window.__runs).
-SCRIPT_DONE_JS = (
-    "() => (window.__runs || 0) > 0 && document.querySelector(\"[data-testid='stApp']\")"
-    ".getAttribute('data-test-script-state') === 'notRunning'"
-)
 LOAD_BUDGET_S = 280.0  # the whole load phase, opening the sessions included
 OPEN_BUDGET_S = 150.0  # of which opening the sessions (not timed) may take this long
 OPEN_AT_ONCE = 4  # sessions opening at the same time
@@ -306,7 +301,7 @@ async def _floor_startup(browser) -> float:
         tab = await Tab.open(browser)
         await tab.page.goto(server.url + "/")
         await tab.page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=RUN_TIMEOUT_MS)
-        await tab.page.wait_for_function(SCRIPT_DONE_JS, timeout=RUN_TIMEOUT_MS)
+        await tab.page.wait_for_function(IDLE_JS, arg=0, timeout=RUN_TIMEOUT_MS)  # the first run has ended
         seconds = round(time.perf_counter() - server.started, 2)
         await tab.close()
         return seconds
@@ -506,7 +501,7 @@ async def _phase(sections: set[str], quick: bool, results: dict, notes: dict) ->
             await tab.page.goto(server.url + "/")
             title = home_title()
             await tab.page.get_by_role("heading", name=title).first.wait_for(timeout=RUN_TIMEOUT_MS)
-            await tab.page.wait_for_function(SCRIPT_DONE_JS, timeout=RUN_TIMEOUT_MS)
+            await tab.page.wait_for_function(IDLE_JS, arg=0, timeout=RUN_TIMEOUT_MS)  # the first run has ended
             startup["home"] = round(time.perf_counter() - server.started, 2)
             await asyncio.sleep(1.0)
             memory["idle"] = server.rss_mb()

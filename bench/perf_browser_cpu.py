@@ -59,19 +59,15 @@ class ChromiumCpu:
         return found
 
     def seconds(self) -> float:
-        """CPU seconds so far, to the nanosecond: the sum of every live thread's run time
-        (schedstat), else (no schedstat: another OS) user + system in clock ticks, reaped
-        children included. A thread that ends between two readings takes its run time with it
-        (``ticks`` reads the same processes the coarse way, to compare)."""
+        """CPU seconds so far (``_seconds``: to the nanosecond on Linux). A thread that ends
+        between two readings takes its run time with it (``ticks`` reads the same processes the
+        coarse way, to compare)."""
         import psutil
 
         total = 0.0
         for proc in self.processes():
-            with contextlib.suppress(psutil.Error, OSError):
-                precise = _threads_ns(proc.pid)
-                if precise is None:
-                    return self.ticks()
-                total += precise / 1e9
+            with contextlib.suppress(psutil.Error):
+                total += _seconds(proc)
         return total
 
     def ticks(self) -> float:
@@ -93,10 +89,18 @@ class ChromiumCpu:
         for proc in self.processes():
             with contextlib.suppress(psutil.Error):
                 kind = next((a.split("=", 1)[1] for a in proc.cmdline() if a.startswith("--type=")), "browser")
-                precise = _threads_ns(proc.pid)
-                t = proc.cpu_times()
-                out[kind] = out.get(kind, 0.0) + (t.user + t.system if precise is None else precise / 1e9)
+                out[kind] = out.get(kind, 0.0) + _seconds(proc)
         return out
+
+
+def _seconds(proc) -> float:
+    """One process's CPU seconds: the sum of its live threads' run times (schedstat), else (no
+    schedstat: another OS) user + system in clock ticks."""
+    precise = _threads_ns(proc.pid)
+    if precise is not None:
+        return precise / 1e9
+    t = proc.cpu_times()
+    return t.user + t.system
 
 
 def _threads_ns(pid: int) -> int | None:

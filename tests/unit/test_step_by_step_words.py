@@ -111,7 +111,7 @@ def check_aligned(lesson: wt.Lesson, text: str) -> None:
         cos = {j: s.scores[i, j] / (q_len * k_len[j]) if q_len * k_len[j] > 0 else 0.0 for j in keys}
         by_score = max(keys, key=lambda j: s.scores[i, j])
         by_cos = max(keys, key=lambda j: cos[j])
-        if cos[by_score] >= cos[by_cos] - 1e-9:  # as well aimed: the same key, or a repeated token's twin
+        if cos[by_score] >= cos[by_cos] - wt.COS_TIE:  # as well aimed: the same key, or a repeated token's twin
             continue
         differs += 1
         if k_len[by_score] > k_len[by_cos]:
