@@ -43,6 +43,10 @@ FAILOVER_S = 60.0  # a tab's reconnection: Streamlit's retry, Caddy's health che
 # What Streamlit's front end logs when a timer (the follower's fragment) fires while its server is
 # gone: expected on the tabs whose app server stopped, and on no other.
 DISCONNECTED = "Cannot send rerun backMessage when disconnected from server."
+# Chromium's own error for a send on a WebSocket its server has just closed, when that timer fires
+# before the front end has noticed the loss (once in eight runs of make test): the same moment, and
+# expected on the same tabs only.
+CLOSED = "WebSocket is already in CLOSING or CLOSED state."
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +179,7 @@ def test_a_class_behind_the_proxy_survives_losing_an_app_server(browser, stack: 
     for s in students:
         wait_shows(s, lambda t: progress_lines(t.page) == [line], f"{line}, after the failover")
     for t in (teacher, *students):
-        expected = {f"console error: {DISCONNECTED}"} if t in moved else set()
+        expected = {f"console error: {DISCONNECTED}", f"console error: {CLOSED}"} if t in moved else set()
         assert not exceptions(t.page), (t.name, exceptions(t.page))
         assert set(link_problems(t.page, t.watch)) <= expected, (t.name, link_problems(t.page, t.watch))
         t.context.close()
