@@ -254,7 +254,7 @@ def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_
     the answer it sent before is still its own, and the class still counts one student."""
     teacher, code = teacher_on_step_by_step(sbs_predict=True)
     student = session(room=code)
-    poll_widget(student.selectbox, "class_pick_").set_value(3).run()  # a pick enables Send
+    poll_widget(student.selectbox, "class_pick_").set_value(3)  # one form: the values go with Send
     poll_widget(student.slider, "class_estimate_").set_value(0.7)
     poll_widget(student.button, "class_send_").click().run()
     again = session(**dict(student.query_params))
@@ -266,20 +266,23 @@ def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_
 
 def test_a_students_pick_starts_empty_and_send_waits_for_one(class_db):
     """Nothing is picked for the student (option 0 is sometimes the answer, and a student who only
-    pressed Send would vote for it): Send is disabled until a pick (a forged Send without one is
-    tests/app/test_class_forged.py's empty pick)."""
+    pressed Send would vote for it): Send without a pick asks for one and sends nothing (a forged
+    Send without one is tests/app/test_class_forged.py's empty pick)."""
     teacher, code = teacher_on_step_by_step(sbs_predict=True)
     student = session(room=code)
     pick = poll_widget(student.selectbox, "class_pick_")
     assert pick.value is None and pick.placeholder == PICK_PLACEHOLDER
-    send = poll_widget(student.button, "class_send_")
-    assert send.disabled
+    assert class_words.PICK_FIRST not in texts(student)
+    poll_widget(student.button, "class_send_").click().run()
+    assert class_words.PICK_FIRST in texts(student)
     assert "class_sent" not in student.session_state or not any(student.session_state["class_sent"].values())
     teacher.run()
     assert answered(teacher) == [(0, 1)], texts(teacher)
     poll_widget(student.selectbox, "class_pick_").set_value(1)
-    student.run()
-    assert not poll_widget(student.button, "class_send_").disabled
+    poll_widget(student.button, "class_send_").click().run()
+    assert class_words.PICK_FIRST not in texts(student)
+    teacher.run()
+    assert answered(teacher) == [(1, 1)], texts(teacher)
 
 
 def test_stop_following_and_follow_again(class_db):
@@ -332,7 +335,7 @@ def test_a_poll_goes_to_every_student_and_the_reveal_to_everyone(class_db):
     for n, student in enumerate(students):
         pick = poll_widget(student.selectbox, "class_pick_")
         options = pick.options
-        pick.set_value(n % 2).run()  # a pick enables Send
+        pick.set_value(n % 2)  # one form: the values go with Send
         poll_widget(student.slider, "class_estimate_").set_value(0.25)
         poll_widget(student.button, "class_send_").click().run()
         assert student.session_state["class_sent"][room_question(student).signature] == (n % 2, 0.25)
@@ -402,7 +405,7 @@ def test_the_softmax_labs_question_goes_to_the_class(class_db):
     assert pick.options == list(q.options) == list(room_question(student).options) == list(lab_words.outcomes(100.0))
     assert lab_words.SATURATION not in texts(student)  # what the question keeps hidden
     assert q.options[q.answer] == lab_words.TAKE_ALL
-    pick.set_value(q.options[q.answer]).run()
+    pick.set_value(q.options[q.answer])
     poll_widget(student.button, "class_send_").click().run()
     teacher.run()
     assert answered(teacher) == [(1, 1)]
@@ -431,11 +434,10 @@ def test_the_real_models_two_questions_are_polled_and_revealed_one_by_one(class_
     assert not student.exception
     picks = [s for s in student.selectbox if s.key.startswith("class_pick_")]
     assert len(picks) == 2 == len(models.IT_SENTENCES)
-    for pick in picks:
+    for n in range(2):  # each question is its own form: a pick goes with its own Send
+        pick = [s for s in student.selectbox if s.key.startswith("class_pick_")][n]
         pick.set_value(pick.options[1])
-    student.run()
-    for send in [b for b in student.button if b.key.startswith("class_send_")]:
-        send.click().run()
+        [b for b in student.button if b.key.startswith("class_send_")][n].click().run()
     teacher.run()
     assert answered(teacher) == [(1, 1), (1, 1)]
     reveals = [b for b in teacher.button if b.key.startswith("class_reveal_")]

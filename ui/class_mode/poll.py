@@ -97,37 +97,35 @@ def student_question(rooms: Classroom, code: str, student: str, q: PollQuestion,
 
 @st.fragment
 def _answer_form(rooms: Classroom, code: str, student: str, q: PollQuestion) -> None:
-    """The options, the estimate and Send; an answer can be sent again until the reveal."""
+    """The options, the estimate and Send, as one form: the pick travels with the Send, so no
+    rerun between picking and sending can leave the two apart. An answer can be sent again
+    until the reveal."""
     sent = st.session_state.setdefault(SENT, {})
     mine = sent.get(q.signature)
-    cols = st.columns([3, 2, 1], vertical_alignment="bottom")
-    pick = cols[0].selectbox(
-        "Your pick",
-        range(len(q.options)),
-        index=mine[0] if mine else None,  # no pick made for the student: option 0 is sometimes the answer
-        placeholder=PICK_PLACEHOLDER,
-        format_func=lambda n: q.options[n],
-        key=f"class_pick_{q.signature}",
-    )
-    estimate = None
-    if q.value is not None:
-        estimate = cols[1].slider(
-            f"Your estimate of {q.value_label}",
-            0.0,
-            1.0,
-            value=mine[1] if mine and mine[1] is not None else 0.5,
-            step=0.05,
-            key=f"class_estimate_{q.signature}",
+    with st.form(f"class_answer_{q.signature}", border=False):
+        cols = st.columns([3, 2, 1], vertical_alignment="bottom")
+        pick = cols[0].selectbox(
+            "Your pick",
+            range(len(q.options)),
+            index=mine[0] if mine else None,  # no pick made for the student: option 0 is sometimes the answer
+            placeholder=PICK_PLACEHOLDER,
+            format_func=lambda n: q.options[n],
+            key=f"class_pick_{q.signature}",
         )
-    send = cols[2].button(
-        "Send",
-        key=f"class_send_{q.signature}",
-        type="primary",
-        width="stretch",
-        disabled=pick is None,
-        help="Pick an answer first." if pick is None else None,
-    )
-    if send and pick is not None:
+        estimate = None
+        if q.value is not None:
+            estimate = cols[1].slider(
+                f"Your estimate of {q.value_label}",
+                0.0,
+                1.0,
+                value=mine[1] if mine and mine[1] is not None else 0.5,
+                step=0.05,
+                key=f"class_estimate_{q.signature}",
+            )
+        send = cols[2].form_submit_button("Send", key=f"class_send_{q.signature}", type="primary", width="stretch")
+    if send and pick is None:
+        st.warning(words.PICK_FIRST)
+    elif send:
         try:  # the values go as they came: the room checks them (a forged message can send anything)
             rooms.answer(code, student, q.signature, pick, estimate)
         except (RefusedError, UnavailableError) as err:

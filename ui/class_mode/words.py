@@ -13,6 +13,7 @@ from ui.markup import md_escape
 
 YOUR_TEACHER_ASKS = "Your teacher asks:"
 NO_ANSWERS = "No answers yet."
+PICK_FIRST = "Pick an answer first, then Send."
 
 
 # --------------------------------------------------------------------------- the banner

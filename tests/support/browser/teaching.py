@@ -172,9 +172,10 @@ def _labelled(page, testid: str, label: str, nth: int):
     )
 
 
-def choose(page, label: str, option: str, until: Check | None = None, nth: int = 0) -> None:
+def choose(page, label: str, option: str, until: Check | None = None, nth: int = 0, in_form: bool = False) -> None:
     """Pick `option` in the select box labelled `label` (the nth of that name). Streamlit
-    1.67's select box is a react-aria combo box: the arrow key opens its list."""
+    1.67's select box is a react-aria combo box: the arrow key opens its list. A box in a
+    form (`in_form`) runs nothing: its value goes with the form's submit button."""
     field = _labelled(page, "stSelectbox", label, nth).locator("input")
     if field.input_value() == option:
         return
@@ -187,7 +188,10 @@ def choose(page, label: str, option: str, until: Check | None = None, nth: int =
             break
         except PlaywrightTimeoutError:
             field.press("Escape")
-    act(page, listed.click, until, f"the page after picking {option!r} in {label!r}")
+    if in_form:
+        listed.click()
+    else:
+        act(page, listed.click, until, f"the page after picking {option!r} in {label!r}")
     assert field.input_value() == option, f"{label!r} shows {field.input_value()!r}, not {option!r}"
 
 
