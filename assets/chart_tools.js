@@ -385,16 +385,21 @@
   // A display formula wider than the element it is in is drawn smaller, down to 60 %, instead of
   // being scrolled or cut: fitted again when that element changes width or KaTeX draws anew.
   // (The formula's own box shrinks with it, so the width is the element's, not the box's.)
-  const formulas = new WeakMap(); // element -> [its .katex, the width and the fonts it was fitted with]
+  // element -> [its .katex, the formula's TeX, the width and the fonts it was fitted with]. React
+  // keeps a .katex element when the element it is in shows another formula (a deck's next
+  // section in the same place), so the TeX tells a new formula from the one fitted.
+  const formulas = new WeakMap();
   let fontsLoaded = 0; // KaTeX's fonts arrive after its first drawing, and widen it
   const holderOf = (box) => box.closest('.stElementContainer, [data-testid="stElementContainer"]') || box.parentElement;
   const fitFormula = (holder) => {
     const box = holder.querySelector('.katex-display');
     const katex = box && box.querySelector(':scope > .katex');
     const width = holder.clientWidth;
+    const tex = katex ? (katex.querySelector('annotation') || katex).textContent : '';
+    const fitted = [katex, tex, width, fontsLoaded];
     const seen = formulas.get(holder);
-    if (!katex || !width || (seen && seen[0] === katex && seen[1] === width && seen[2] === fontsLoaded)) return;
-    formulas.set(holder, [katex, width, fontsLoaded]);
+    if (!katex || !width || (seen && seen.every((value, n) => value === fitted[n]))) return;
+    formulas.set(holder, fitted);
     if (katex.style.fontSize) katex.style.fontSize = '';
     const ratio = width / box.scrollWidth;
     const px = parseFloat(getComputedStyle(katex).fontSize);

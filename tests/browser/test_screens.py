@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser.screens import PROJECTORS, settle
+from tests.support.browser.screens import PHONE, PROJECTORS, settle
 from tests.support.browser.session import offline_context
-from tests.support.browser.teaching import MAIN
+from tests.support.browser.teaching import MAIN, click, switch_on
 from tests.support.browser.waits import open_app
 
 pytestmark = pytest.mark.browser
@@ -54,3 +54,30 @@ def test_a_sentence_change_in_presenter_mode_draws_the_chart_at_most_twice(tab, 
     settle(page)  # every chart drawn at its box's size
     assert page.locator(f"{MAIN} .js-plotly-plot").count() == 1
     assert 1 <= int(page.evaluate("() => window.__draws")) <= 2
+
+
+# Each display formula of the main area: its width and that of the element it is in.
+FORMULAS_JS = """() => [...document.querySelectorAll("[data-testid='stMain'] .katex-display")].map((box) => ({
+  tex: (box.querySelector('annotation') || box).textContent.slice(0, 40),
+  width: box.scrollWidth, room: box.closest("[data-testid='stElementContainer']").clientWidth}))"""
+
+
+def test_a_formula_that_takes_anothers_place_is_fitted_to_a_phone(tab, server) -> None:
+    """One step at a time on a phone: going from step 1 to step 8 puts the softmax's formula
+    where step 1's was, in an element React keeps. It is drawn smaller to fit the phone's width,
+    as on the whole page, not cut at the screen's edge."""
+    page, _ = tab
+    page.set_viewport_size(PHONE)
+    open_app(page, server.url, "step-by-step")
+    expand = page.locator("[data-testid='stExpandSidebarButton']")
+    if expand.is_visible():  # the tab keeps the sidebar as the test before left it
+        expand.click()
+    switch_on(page, "one_step_at_a_time", lambda: page.locator(f"{MAIN} h3").count() == 1)
+    (first,) = page.evaluate(FORMULAS_JS)
+    assert first["tex"].startswith("T = ")
+    step8 = page.locator("[data-testid='stSidebar']").get_by_role("button", name="Step 8 · Attention weights (softmax)")
+    click(page, step8, lambda: "A_{ij}" in str(page.evaluate(FORMULAS_JS)))
+    page.wait_for_timeout(500)  # the fit runs in the frame after the formula is drawn
+    (softmax,) = page.evaluate(FORMULAS_JS)
+    assert softmax["tex"].startswith("A_{ij}")
+    assert softmax["width"] <= softmax["room"] + 1, softmax
