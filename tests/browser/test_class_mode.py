@@ -226,7 +226,7 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
     picks = ["0: The", "1: cat", answer_option]
     for s, pick in zip(students, picks, strict=True):
         wait_shows(s, lambda t: prompt in t.text(), "the question")
-        choose(s.page, "Your pick", pick, in_form=True)
+        choose(s.page, "Your pick", pick)
         click(s.page, main_button(s.page, "Send"), lambda s=s: "Sent: " in s.text())
         assert not answers(s.page)
     screenshot(students[1].page, f"class-{kind}-student-phone-sent")

@@ -136,7 +136,7 @@ def test_a_class_behind_the_proxy_survives_losing_an_app_server(browser, stack: 
     picks = ["0: The", "1: cat", answer_option]
     for s, pick in zip(students, picks, strict=True):
         wait_shows(s, lambda t: "Your pick" in t.text(), "the question")
-        choose(s.page, "Your pick", pick, in_form=True)
+        choose(s.page, "Your pick", pick)
         click(s.page, main_button(s.page, "Send"), lambda s=s: "Sent: " in s.text())
     wait_shows(teacher, lambda t: "3 of 3 answered" in t.text(), "3 of 3 answered")
     click(teacher.page, main_button(teacher.page, "Reveal answers"), lambda: bool(answers(teacher.page)))

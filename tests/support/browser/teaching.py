@@ -172,11 +172,13 @@ def _labelled(page, testid: str, label: str, nth: int):
     )
 
 
-def choose(page, label: str, option: str, until: Check | None = None, nth: int = 0, in_form: bool = False) -> None:
+def choose(page, label: str, option: str, until: Check | None = None, nth: int = 0) -> None:
     """Pick `option` in the select box labelled `label` (the nth of that name). Streamlit
     1.67's select box is a react-aria combo box: the arrow key opens its list. A box in a
-    form (`in_form`) runs nothing: its value goes with the form's submit button."""
-    field = _labelled(page, "stSelectbox", label, nth).locator("input")
+    form runs nothing: its value goes with the form's submit button, so nothing is awaited."""
+    box = _labelled(page, "stSelectbox", label, nth)
+    in_form = box.locator("xpath=ancestor::*[@data-testid='stForm']").count() > 0
+    field = box.locator("input")
     if field.input_value() == option:
         return
     listed = page.get_by_role("option", name=option, exact=True)
