@@ -20,6 +20,8 @@ Every page is opened in a fresh Chromium context (an empty cache) with a phone's
   at 4x CPU slowdown that joined on the Class page; the teacher opens Step by step in presenter
   mode and clicks Next (8 times) and Back (4 times); from each click until each phone shows the
   teacher's new progress line ("Step k of 9"), p95 over the phones and moves. Target <= 2,000.
+  Each phone notes the moment itself (RECORD_JS: the frame that draws the line), so a phone that
+  is busy drawing does not delay the reading of the others, as reading them in turn did.
 
 ``details``: the JS and CSS bundles Step by step loads beyond the floor's, with their size (kB);
 the floor app's slow load through the proxy (floor_script_done_s_slow, floor_charts_s_slow);
@@ -77,6 +79,30 @@ PROGRESS_JS = """
     "[data-testid='stMain'] [data-testid='stMarkdownContainer'] :is(p, h2)"))
   .map(e => e.innerText.trim()).filter(t => /^(Step|Section|View) \\d+ of \\d+/.test(t))
 """
+# A phone's own record of what it showed: each time the page changed, in the next frame (just
+# before it is painted), the progress lines shown then, with the time (Date.now(), the clock the
+# bench reads too). The phone records for itself, so a busy phone does not hold up the reading
+# of another, as polling each phone in turn from the bench would.
+RECORD_JS = (
+    """
+() => {
+  if (window.__shown) return;
+  window.__shown = [];
+  const lines = """
+    + PROGRESS_JS.strip()
+    + """;
+  let queued = false, last = '';
+  const look = () => {
+    queued = false;
+    const now = lines().join('\\n');
+    if (now !== last) { last = now; window.__shown.push([Date.now(), lines()]); }
+  };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(look); } })
+    .observe(document.body, { childList: true, subtree: true, characterData: true });
+  look();
+}
+"""
+)
 
 
 class FloorServer(StreamlitServer):
@@ -217,41 +243,41 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
         open_app(page, stack.url, f"?room={code}")
         phones.append((context, page))
 
-    def shown(page, line: str) -> bool:
-        return line in page.evaluate(PROGRESS_JS)
+    def shown(page, line: str, since_ms: float | None = None) -> float | None:
+        """When ``page`` first showed ``line`` at or after ``since_ms`` (epoch ms; None: ever)."""
+        page.evaluate(RECORD_JS)  # again after a reload (none is expected): it records from then on
+        for at, lines in page.evaluate("() => window.__shown"):
+            if line in lines and (since_ms is None or at >= since_ms):
+                return at
+        return None
 
     deadline = time.monotonic() + FOLLOW_TIMEOUT_S
     while not all(p.locator(".st-key-class_banner").count() for _, p in phones):
         if time.monotonic() > deadline:
             raise RuntimeError("the phones did not join the class")
         time.sleep(0.2)
+    for _, page in phones:
+        page.evaluate(RECORD_JS)
     go_to(teacher, "Step by step")
     teacher.set_viewport_size(PROJECTOR)
     switch_on(teacher, "present", lambda: bool(progress_lines(teacher)))
     first = progress_lines(teacher)[0]
     for _, page in phones:  # presenter mode's first step (no chart yet) reached every phone
-        _wait(lambda page=page: shown(page, first), f"the phones to show {first!r}")
+        _wait(lambda page=page: shown(page, first) is not None, f"the phones to show {first!r}")
     samples: list[float] = []
     step = int(first.split()[1])
     for move in FOLLOW_MOVES:
         step += 1 if move == "next" else -1
         since = run_count(teacher)
         button = main_button(teacher, "Next →" if move == "next" else "← Back")
-        t0 = time.perf_counter()
+        clicked_ms = time.time() * 1000.0
         button.click()
-        line = None
-        waiting = dict(enumerate(phones))
-        while waiting:
-            if line is None:
-                lines = progress_lines(teacher)
-                line = lines[0] if lines and lines[0].startswith(f"Step {step} of") else None
-            for i, (_, page) in list(waiting.items()):
-                if line is not None and shown(page, line):
-                    samples.append((time.perf_counter() - t0) * 1000.0)
-                    del waiting[i]
-            if time.perf_counter() - t0 > FOLLOW_TIMEOUT_S:
-                raise RuntimeError(f"{len(waiting)} phone(s) did not show step {step} within {FOLLOW_TIMEOUT_S:.0f} s")
-            time.sleep(0.05)
+        heading = f"Step {step} of"
+        _wait(lambda h=heading: (lines := progress_lines(teacher)) and lines[0].startswith(h), f"step {step}")
+        line = progress_lines(teacher)[0]
+        for _, page in phones:
+            _wait(lambda p=page, s=line, t=clicked_ms: shown(p, s, t) is not None, f"a phone to show step {step}")
+            samples.append(shown(page, line, clicked_ms) - clicked_ms)
         wait_for_run(teacher, since)
         time.sleep(0.5)
     for context, _ in phones:
