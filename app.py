@@ -38,12 +38,25 @@ st.html(HERE / "assets" / "charts.css")  # chart text in the theme's colour
 st.html(HERE / "assets" / "a11y.css")  # contrast and focus fixes (WCAG 2.1 AA)
 st.html(HERE / "assets" / "layout.css")  # less empty space above the title
 mount_chart_tools()
+
+
+def sidebar_top() -> None:
+    """The top of the sidebar: the presenter switch, where the theme switch is, and the share
+    button. A student following a teacher who presents gets the theme's note alone: the
+    teacher's screen decides what theirs shows (ui.class_mode.follow)."""
+    following = present.following()
+    if not following:
+        present.toggle()
+    theme.offer()
+    if not following:
+        copy_link()
+
+
 page = st.navigation(PAGES)
-present.toggle()
-theme.offer()
-with st.sidebar:
-    copy_link()
+top = st.sidebar.container()  # filled after the page's run, which knows whether this student follows
 # The page's own container (class st-key-page): the app's stylesheets select what the page shows
 # through it, not through Streamlit's inner structure (assets/present.css).
 with one_at_a_time(), st.container(key="page"):  # one_at_a_time: a burst of reruns (a class at once) finishes in turn
     class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
+with top:
+    sidebar_top()

@@ -10,8 +10,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 import attn_core as ac
 from attn_core.tables import number as num  # noqa: F401  (the pages' number format)
+from ui import present
 from ui.markup import (
-    md_escape,  # noqa: F401  (re-exported: the pages' escape)
+    md_escape,  # also the pages' escape, from here
     token_list,
 )
 from ui.present import Stage
@@ -61,7 +62,13 @@ def sentence_input(
     """A preset picker plus a free text box that share one value; returns the text.
 
     ``key`` is the text box's key; the page's PageState gives it its starting value (from
-    the URL or the default) before this is called."""
+    the URL or the default) before this is called. A student following a teacher who presents
+    reads the teacher's sentence instead: the teacher's screen decides it, and the first screen of
+    a phone goes to the step."""
+    if present.following():
+        text = st.session_state.get(key) or ""
+        st.caption(f"{label}: {md_escape(text)}" if text.strip() else f"{label}: (empty)")
+        return text
     preset_key = f"{key}_preset"
 
     def _use_preset() -> None:

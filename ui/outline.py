@@ -53,7 +53,10 @@ def _feed(digest, value: object) -> None:
 
 def steps(deck: Deck, where=None) -> None:
     """The sidebar's list of the page's sections, and the "One step at a time" switch.
-    ``where``: a container in the sidebar (so the list can sit above the page's settings)."""
+    ``where``: a container in the sidebar (so the list can sit above the page's settings).
+    Not for a student following a teacher who presents: the teacher picks the section."""
+    if present.following():
+        return
     box = where if where is not None else st.sidebar
     with box, st.expander("On this page", expanded=True, icon=":material/list:"):
         st.toggle(

@@ -148,8 +148,9 @@ def input_columns(spec: int | list[float], **kwargs) -> list[DeltaGenerator]:
 
 
 def toggle() -> None:
-    """The sidebar switch; it keeps ``present=1`` in the address bar while it is on."""
-    st.sidebar.toggle(
+    """The switch (app.py draws it at the top of the sidebar); it keeps ``present=1`` in the
+    address bar while it is on."""
+    st.toggle(
         "Presenter mode",
         key=KEY,
         help="Large text and charts for a projector, one step at a time. Links keep it: ?present=1",

@@ -26,12 +26,11 @@ def server_theme() -> str | None:
 
 
 def offer() -> None:
-    """In the sidebar of every page (app.py): where the theme switch is, and the choice kept
+    """At the top of every page's sidebar (app.py draws it there): where the theme switch is, and the choice kept
     on every page. An older link's ``?theme=`` is taken out of the address bar."""
     if KEY in st.query_params:
         del st.query_params[KEY]
     if server_theme() is not None:
         return
-    st.sidebar.caption(WHERE)
-    with st.sidebar:
-        streamlit_internals.remember_theme_on_every_page([p.url_path for p in pages.PAGES])
+    st.caption(WHERE)
+    streamlit_internals.remember_theme_on_every_page([p.url_path for p in pages.PAGES])

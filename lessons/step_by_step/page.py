@@ -150,6 +150,20 @@ def sidebar() -> tuple[str, dc.Decoder | None, str | None, int, int]:
     return kind, decoder, problem, layer, head
 
 
+def followed() -> tuple[str, dc.Decoder | None, str | None, int, int]:
+    """A student following a teacher who presents: the settings ``sidebar`` returns, read from
+    the teacher's address without drawing them (the teacher's screen decides them)."""
+    kind = STATE.value("weights")
+    decoder, problem = load_decoder() if kind == "decoder" else (None, None)
+    if decoder is not None:
+        st.session_state[K("causal")] = True  # as sidebar(): the decoder's numbers need it
+    sizes = (REAL_LAYERS, REAL_HEADS) if kind == "real" else (decoder.n_layers, decoder.n_heads) if decoder else None
+    layer, head = (STATE.value(name) for name in ("layer", "head"))
+    if sizes is not None:
+        layer, head = min(layer, sizes[0]), min(head, sizes[1])
+    return kind, decoder, problem, numbering.layer_index(layer), numbering.head_index(head)
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -199,9 +213,12 @@ def page() -> None:
     with present.inputs():
         text = sentence_input(K("text"))
     outline.steps(deck)
-    with st.sidebar:
-        st.header("Settings")
-        kind, decoder, problem, layer, head = sidebar()
+    if present.following():  # the teacher's settings, from the address: no controls to change them
+        kind, decoder, problem, layer, head = followed()
+    else:
+        with st.sidebar:
+            st.header("Settings")
+            kind, decoder, problem, layer, head = sidebar()
     checked = checked_tokens(text)
     if checked is None:  # after the sidebar: an empty box hides no other input
         STATE.sync()
@@ -283,7 +300,7 @@ def sections(deck, lesson: wt.Lesson, head: words.Head, decoder, reader: Reader,
     score_words = {  # the three score steps: text and formula
         "scores": (words.scores_text(stats, T), words.scores_latex(stats, T)),
         "scaled": (words.scaled_text(lesson, head.trained, numbers), words.scaled_latex(lesson)),
-        "masked": (words.masked_text(flags["causal"], numbers), words.masked_latex(stats, flags["causal"])),
+        "masked": (words.masked_text(flags["causal"], numbers, reader), words.masked_latex(stats, flags["causal"])),
     }
     for name, (text_, tex) in score_words.items():
         if stage := deck.section(name):

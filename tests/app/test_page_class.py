@@ -21,7 +21,7 @@ from classroom.tables import Room
 from lessons.class_room import words
 from tests.conftest import ROOT
 from ui.class_mode import words as class_words
-from ui.common import PICK_PLACEHOLDER
+from ui.common import PICK_PLACEHOLDER, md_escape
 
 APP = str(ROOT / "app.py")
 STEP = "lessons/step_by_step/page.py"
@@ -247,6 +247,28 @@ def test_a_student_sees_the_presenters_section_at_the_students_own_size(class_db
     assert not [b for b in student.button if b.key in ("sbs_step_next", "sbs_step_back")]  # students cannot move it
     assert student.session_state["present"] is False  # presenter mode's sizes stay the teacher's
     assert "present" not in student.query_params
+
+
+def test_a_student_following_a_presenter_gets_the_teachers_settings_without_their_controls(class_db):
+    sentence = "**Bold** <b>tag</b> and the the cat"  # markdown and HTML-looking: shown literally
+    teacher, code = teacher_on_step_by_step(sbs_d_k=3)
+    teacher.text_input(key="sbs_text").set_value(sentence).run()
+    teacher.toggle(key="present").set_value(True).run()
+    for _ in range(5):  # step 6: the scaling, whose formula shows d_k
+        teacher.button(key="sbs_step_next").click().run()
+    student = session(room=code)
+    assert not student.exception
+    assert [s.key for s in student.sidebar.toggle] == []  # no presenter switch, no settings, no section list
+    assert not student.sidebar.radio and not student.sidebar.slider and not student.sidebar.button
+    assert not student.text_input and not [s for s in student.selectbox if s.key == "sbs_text_preset"]
+    assert f"Sentence: {md_escape(sentence)}" in [c.value for c in student.caption]  # the teacher's, to read
+    tex = [x.value for x in student.latex]
+    assert tex == [x.value for x in teacher.latex] and any(r"\sqrt{3}" in t for t in tex)  # the teacher's d_k
+
+    student.button(key="class_stop").click().run()  # exploring alone: every control is back, set as the teacher's
+    assert widget(student, "sbs_d_k").value == 3 and student.text_input(key="sbs_text").value == sentence
+    assert student.sidebar.toggle(key="present").value is False
+    assert not [c for c in student.caption if c.value.startswith("Sentence:")]
 
 
 def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_db):

@@ -23,9 +23,10 @@ from attn_core import trained_decoder as dc
 from attn_core import walkthrough as wt
 from lessons.step_by_step import words
 from tests.support.hostile_corpus import HOSTILE
-from ui.reader import PROJECTOR, SCREEN
+from ui.reader import PROJECTOR, SCREEN, Reader
 
 SCREEN_AND_PROJECTOR = st.sampled_from([SCREEN, PROJECTOR])
+FOLLOWER = Reader(paged=True, following=True)  # a student following a teacher who presents
 NUM = r"(−?-?\d+(?:\.\d+)?(?:e[+−-]\d+)?)"  # a number as the sentences print it
 
 
@@ -379,7 +380,7 @@ def test_the_position_formula_is_the_engines(T, d_model):
 
 
 @settings(max_examples=60, deadline=None)
-@given(random_lessons(), SCREEN_AND_PROJECTOR)
+@given(random_lessons(), st.sampled_from([SCREEN, PROJECTOR, FOLLOWER]))
 def test_the_repeats_sentence_names_real_repeats(case, reader):
     lesson, p = case
     tokens, x = lesson.tokens, lesson.steps.x
@@ -387,7 +388,10 @@ def test_the_repeats_sentence_names_real_repeats(case, reader):
     repeated = [t for t in dict.fromkeys(tokens) if tokens.count(t) > 1]
     if not repeated:
         assert text.startswith("This sentence repeats no word exactly.")
-        assert ("the cat sat on the mat”" + reader.in_sidebar + " to see") in text
+        if reader.following:  # no sentence box to pick it in: the teacher's screen decides
+            assert text.endswith("The example “the cat sat on the mat” has one.") and "Pick" not in text
+        else:
+            assert ("Pick the example “the cat sat on the mat”" + reader.in_sidebar + " to see") in text
         return
     where = [n for n, t in enumerate(tokens) if t == repeated[0]]
     assert f"appears at positions {' and '.join(map(str, where))}" in text
@@ -634,3 +638,16 @@ def test_every_sentence_holds_for_real_heads():
     share = words.weight_share_sentence(lesson, 2)
     assert "gives its largest weight, 0.92, to token 0 (“\\[CLS\\]”)" in share and "less than its weight" in share
     assert 0.3 < lesson.shares.norm_shares[2, 0] < 0.45
+
+
+@pytest.mark.parametrize("reader", [SCREEN, PROJECTOR, FOLLOWER])
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_mask_step_sends_to_the_sidebar_only_a_reader_who_has_the_switch(causal, reader):
+    steps = {"scores": 5, "scaled": 6}
+    text = words.masked_text(causal, steps, reader)
+    if causal:
+        assert text == words.masked_text(True, steps)  # the mask is on: nothing to switch
+        return
+    assert "this is the first matrix that changes (steps 5 and 6 stay as they are)" in text
+    assert ("in the sidebar" in text) == (not reader.following)  # a follower has no settings to switch
+    assert ("a note at the top of the page" in text) == (not reader.following)

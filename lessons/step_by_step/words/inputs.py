@@ -16,10 +16,15 @@ from ui.reader import Reader
 def repeats_sentence(stats: wt.StepStats, positional: bool, reader: Reader) -> str:
     """What the page says about repeated words, from the run's own numbers."""
     if not stats.repeats:
+        example = "the cat sat on the mat"
+        see = (  # a student who follows a teacher has no sentence box: the teacher's screen decides
+            f"The example “{example}” has one."
+            if reader.following
+            else f"Pick the example “{example}”{reader.in_sidebar} to see an exact repeat."
+        )
         return (
             "This sentence repeats no word exactly. Case counts here: “The” and “the” are different words "
-            f"with different vectors. Pick the example “the cat sat on the mat”{reader.in_sidebar} to see an "
-            "exact repeat."
+            f"with different vectors. {see}"
         )
     token, where, identical = stats.repeats[0]
     places = " and ".join(str(n) for n in where)

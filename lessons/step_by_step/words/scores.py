@@ -8,6 +8,7 @@ import numpy as np
 
 from attn_core import walkthrough as wt
 from lessons.step_by_step.words.calls import ONE_HOT
+from ui.reader import SCREEN, Reader
 
 # --------------------------------------------------------------------------- step 5: scores
 
@@ -128,7 +129,7 @@ def scaled_latex(lesson: wt.Lesson) -> str:
 # --------------------------------------------------------------------------- step 7: the mask
 
 
-def masked_text(causal: bool, steps: Mapping[str, int]) -> str:
+def masked_text(causal: bool, steps: Mapping[str, int], reader: Reader = SCREEN) -> str:
     if causal:
         return (
             "The causal mask stops each token looking at tokens after it. A model that writes text is trained on "
@@ -138,9 +139,10 @@ def masked_text(causal: bool, steps: Mapping[str, int]) -> str:
         )
     return (
         "No mask is on, so every token may look at every token, itself and later ones included, and this matrix "
-        "equals the scaled scores. It is shown anyway because masking is a step of its own: switch on the causal "
-        f"mask in the sidebar and this is the first matrix that changes (steps {steps['scores']} and "
-        f"{steps['scaled']} stay as they are), and a note at the top of the page names every step that changed."
+        "equals the scaled scores. It is shown anyway because masking is a step of its own: "
+        + ("with the causal mask on" if reader.following else "switch on the causal mask in the sidebar and")
+        + f" this is the first matrix that changes (steps {steps['scores']} and {steps['scaled']} stay as they are)"
+        + ("." if reader.following else ", and a note at the top of the page names every step that changed.")
     )
 
 
