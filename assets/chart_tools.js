@@ -391,11 +391,21 @@
   const formulas = new WeakMap();
   let fontsLoaded = 0; // KaTeX's fonts arrive after its first drawing, and widen it
   const holderOf = (box) => box.closest('.stElementContainer, [data-testid="stElementContainer"]') || box.parentElement;
-  const fitFormula = (holder) => {
+  const formulaOf = (holder) => {
     const box = holder.querySelector('.katex-display');
     const katex = box && box.querySelector(':scope > .katex');
+    return [box, katex, katex ? (katex.querySelector('annotation') || katex).textContent : ''];
+  };
+  // Whether the holder shows another formula than the one fitted: read without a layout (its
+  // width is the ResizeObserver's to watch, the fonts are 'loadingdone''s).
+  const otherFormula = (holder) => {
+    const [, katex, tex] = formulaOf(holder);
+    const seen = formulas.get(holder);
+    return !seen || seen[0] !== katex || seen[1] !== tex;
+  };
+  const fitFormula = (holder) => {
+    const [box, katex, tex] = formulaOf(holder);
     const width = holder.clientWidth;
-    const tex = katex ? (katex.querySelector('annotation') || katex).textContent : '';
     const fitted = [katex, tex, width, fontsLoaded];
     const seen = formulas.get(holder);
     if (!katex || !width || (seen && seen.every((value, n) => value === fitted[n]))) return;
@@ -427,7 +437,7 @@
     for (const box of displays) {
       const holder = holderOf(box);
       if (!formulas.has(holder)) formulaHolders.observe(holder); // its first report fits it
-      else fitFormula(holder);
+      else if (otherFormula(holder)) fitFormula(holder); // no layout read in a frame that changed no formula
     }
     document.querySelectorAll('[data-testid="stTable"]').forEach(tableBox);
   };
