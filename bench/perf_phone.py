@@ -24,6 +24,9 @@ Every page is opened in a fresh Chromium context (an empty cache) with a phone's
   is busy drawing does not delay the reading of the others, as reading them in turn did.
 
 ``details``: the JS and CSS bundles Step by step loads beyond the floor's, with their size (kB);
+the same follow on bench/floor_follow_app.py through the proxy, the framework's floor for it
+(floor_follow_*: a teacher's Next and Back, followers by class mode's timed fragment, one chart a
+step, nothing else);
 the floor app's slow load through the proxy (floor_script_done_s_slow, floor_charts_s_slow);
 the seconds Slow 4G needs for the proxy's bytes alone (wire_s_slow_4g); Step by step at 4x CPU
 without the network's limits; every follow sample; and the same follow with the phones at full
@@ -48,6 +51,7 @@ from tests.support.browser.session import offline_context
 
 HERE = Path(__file__).resolve().parent
 FLOOR_APP = HERE / "floor_app.py"
+FLOOR_FOLLOW_APP = HERE / "floor_follow_app.py"
 PHONE = {"width": 390, "height": 844}
 CPU_SLOWDOWN = 4
 SLOW_4G = {"latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8}
@@ -217,22 +221,11 @@ def _bundles(bodies: dict[str, int], floor: dict[str, int]) -> dict[str, float]:
     return {k: _kb(v) for k, v in sorted(extra.items(), key=lambda kv: -kv[1])}
 
 
-def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
-    """A teacher and PHONES phones at ``slowdown`` times less CPU (1: full speed), through the
-    proxy: the follow's p95, p50 and max (ms) and every sample."""
-    from tests.browser.test_class_mode import start_class
-    from tests.support.browser.teaching import PROJECTOR, main_button, progress_lines, switch_on
-    from tests.support.browser.waits import go_to, open_app, run_count, wait_for_run
+def _phones(browser, url: str, path: str, slowdown: float) -> list:
+    """PHONES fresh phone contexts at ``slowdown`` times less CPU (1: full speed), each with a
+    page open at ``url``/``path``: [(context, page)]."""
+    from tests.support.browser.waits import open_app
 
-    teacher_ctx = _context(browser)
-    teacher = teacher_ctx.new_page()
-    open_app(teacher, stack.url, "class")
-
-    class _Tab:  # what start_class reads
-        def __init__(self, page) -> None:
-            self.page = page
-
-    code, _, _ = start_class(_Tab(teacher))
     phones = []
     for _ in range(PHONES):
         context = _context(browser)
@@ -240,30 +233,29 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
         page.set_viewport_size(PHONE)
         if slowdown > 1:
             context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": slowdown})
-        open_app(page, stack.url, f"?room={code}")
+        open_app(page, url, path)
         phones.append((context, page))
+    return phones
 
-    def shown(page, line: str, since_ms: float | None = None) -> float | None:
-        """When ``page`` first showed ``line`` at or after ``since_ms`` (epoch ms; None: ever)."""
-        page.evaluate(RECORD_JS)  # again after a reload (none is expected): it records from then on
-        for at, lines in page.evaluate("() => window.__shown"):
-            if line in lines and (since_ms is None or at >= since_ms):
-                return at
-        return None
 
-    deadline = time.monotonic() + FOLLOW_TIMEOUT_S
-    while not all(p.locator(".st-key-class_banner").count() for _, p in phones):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the phones did not join the class")
-        time.sleep(0.2)
-    for _, page in phones:
-        page.evaluate(RECORD_JS)
-    go_to(teacher, "Step by step")
-    teacher.set_viewport_size(PROJECTOR)
-    switch_on(teacher, "present", lambda: bool(progress_lines(teacher)))
+def _shown(page, line: str, since_ms: float | None = None) -> float | None:
+    """When ``page`` first showed ``line`` at or after ``since_ms`` (epoch ms; None: ever)."""
+    page.evaluate(RECORD_JS)  # again after a reload (none is expected): it records from then on
+    for at, lines in page.evaluate("() => window.__shown"):
+        if line in lines and (since_ms is None or at >= since_ms):
+            return at
+    return None
+
+
+def _moves(teacher, phones: list) -> dict:
+    """The teacher's FOLLOW_MOVES from the progress line it shows now, each followed until every
+    phone showed the new line: the p95, p50 and max (ms) and every sample. Closes the phones."""
+    from tests.support.browser.teaching import main_button, progress_lines
+    from tests.support.browser.waits import run_count, wait_for_run
+
     first = progress_lines(teacher)[0]
-    for _, page in phones:  # presenter mode's first step (no chart yet) reached every phone
-        _wait(lambda page=page: shown(page, first) is not None, f"the phones to show {first!r}")
+    for _, page in phones:
+        _wait(lambda page=page: _shown(page, first) is not None, f"the phones to show {first!r}")
     samples: list[float] = []
     step = int(first.split()[1])
     for move in FOLLOW_MOVES:
@@ -276,19 +268,66 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
         _wait(lambda h=heading: (lines := progress_lines(teacher)) and lines[0].startswith(h), f"step {step}")
         line = progress_lines(teacher)[0]
         for _, page in phones:
-            _wait(lambda p=page, s=line, t=clicked_ms: shown(p, s, t) is not None, f"a phone to show step {step}")
-            samples.append(shown(page, line, clicked_ms) - clicked_ms)
+            _wait(lambda p=page, s=line, t=clicked_ms: _shown(p, s, t) is not None, f"a phone to show step {step}")
+            samples.append(_shown(page, line, clicked_ms) - clicked_ms)
         wait_for_run(teacher, since)
         time.sleep(0.5)
     for context, _ in phones:
         context.close()
-    teacher_ctx.close()
     return {
         "p95": round(percentile(samples, 95), 0),
         "p50": round(percentile(samples, 50), 0),
         "max": round(max(samples), 0),
         "samples": [round(s) for s in samples],
     }
+
+
+def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
+    """Class mode through the proxy: a teacher on Step by step in presenter mode and PHONES
+    phones at ``slowdown`` times less CPU that joined by the link; see _moves."""
+    from tests.browser.test_class_mode import start_class
+    from tests.support.browser.teaching import PROJECTOR, progress_lines, switch_on
+    from tests.support.browser.waits import go_to, open_app
+
+    teacher_ctx = _context(browser)
+    teacher = teacher_ctx.new_page()
+    open_app(teacher, stack.url, "class")
+
+    class _Tab:  # what start_class reads
+        def __init__(self, page) -> None:
+            self.page = page
+
+    code, _, _ = start_class(_Tab(teacher))
+    phones = _phones(browser, stack.url, f"?room={code}", slowdown)
+    _wait(lambda: all(p.locator(".st-key-class_banner").count() for _, p in phones), "the phones to join the class")
+    for _, page in phones:
+        page.evaluate(RECORD_JS)
+    go_to(teacher, "Step by step")
+    teacher.set_viewport_size(PROJECTOR)
+    switch_on(teacher, "present", lambda: bool(progress_lines(teacher)))
+    try:
+        return _moves(teacher, phones)
+    finally:
+        teacher_ctx.close()
+
+
+def _follow_floor(browser, url: str, slowdown: float = CPU_SLOWDOWN) -> dict:
+    """The same follow on bench/floor_follow_app.py (the framework's floor): a teacher with Next
+    and Back, PHONES phones following by class mode's timed fragment, one chart a step."""
+    from tests.support.browser.teaching import PROJECTOR
+    from tests.support.browser.waits import open_app
+
+    teacher_ctx = _context(browser)
+    teacher = teacher_ctx.new_page()
+    teacher.set_viewport_size(PROJECTOR)
+    open_app(teacher, url, "?role=teacher")
+    phones = _phones(browser, url, "", slowdown)
+    for _, page in phones:
+        page.evaluate(RECORD_JS)
+    try:
+        return _moves(teacher, phones)
+    finally:
+        teacher_ctx.close()
 
 
 @contextlib.contextmanager
@@ -362,5 +401,12 @@ def run(results: dict) -> None:
                 full = _follow(browser, stack, slowdown=1)
                 details.update(follow_p95_ms_cpu1x=full["p95"], follow_p50_ms_cpu1x=full["p50"])
                 details.update(follow_max_ms_cpu1x=full["max"], follow_samples_cpu1x=full["samples"])
+            # The framework's floor for the follow: class mode's loop and one chart a step, no more.
+            with _stack(servers=1, db_url="sqlite://", script=str(FLOOR_FOLLOW_APP)) as floor_stack:
+                _open(browser, floor_stack.url)  # the server's first run, out of the timing
+                floor_follow = _follow_floor(browser, floor_stack.url)
+                details["floor_follow_p95_ms_cpu4x"] = floor_follow["p95"]
+                details["floor_follow_p50_ms_cpu4x"] = floor_follow["p50"]
+                details["floor_follow_samples"] = floor_follow["samples"]
         finally:
             browser.close()
