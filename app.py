@@ -56,7 +56,12 @@ page = st.navigation(PAGES)
 top = st.sidebar.container()  # filled after the page's run, which knows whether this student follows
 # The page's own container (class st-key-page): the app's stylesheets select what the page shows
 # through it, not through Streamlit's inner structure (assets/present.css).
-with one_at_a_time(), st.container(key="page"):  # one_at_a_time: a burst of reruns (a class at once) finishes in turn
-    class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
+try:
+    with one_at_a_time(), st.container(key="page"):  # a burst of reruns (a class at once) finishes in turn
+        class_mode.run_page(page, PAGES)  # page.run(), and for a session in a class the class around it
+except Exception:
+    with top:
+        sidebar_top()  # the page failed: its error shows, and the sidebar's switches stay
+    raise
 with top:
     sidebar_top()

@@ -26,8 +26,9 @@ def server_theme() -> str | None:
 
 
 def offer() -> None:
-    """At the top of every page's sidebar (app.py draws it there): where the theme switch is, and the choice kept
-    on every page. An older link's ``?theme=`` is taken out of the address bar."""
+    """At the top of every page's sidebar (app.py draws it there): where the theme switch is,
+    and the choice kept on every page. An older link's ``?theme=`` is taken out of the address
+    bar."""
     if KEY in st.query_params:
         del st.query_params[KEY]
     if server_theme() is not None:

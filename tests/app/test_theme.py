@@ -47,3 +47,16 @@ def test_nothing_is_drawn_where_the_server_sets_the_theme(monkeypatch):
     monkeypatch.setattr(theme, "server_theme", lambda: "dark")
     at = _app()
     assert not _says_where(at)
+
+
+def test_a_page_that_fails_keeps_the_top_of_the_sidebar(monkeypatch):
+    """app.py draws the sidebar's top after the page's run; a page that raises still gets it."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a page that fails")
+
+    monkeypatch.setattr("ui.common.checked_tokens", broken)  # Step by step calls it on every run
+    at = _app()  # Home, which does not call it
+    at.switch_page("lessons/step_by_step/page.py").run()
+    assert len(at.exception) == 1 and "a page that fails" in "".join(at.exception[0].stack_trace)
+    assert _says_where(at) and at.sidebar.toggle(key="present").value is False
