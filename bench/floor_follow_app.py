@@ -17,9 +17,9 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: attn_core, ui
 
+from floor_chart import weights_chart  # bench/, the script's own folder
+
 import attn_core as ac
-from attn_core import figures as fg
-from ui.charts import PLOTLY_CONFIG, browser_figure
 from ui.class_mode import ticker
 
 STEPS = 9
@@ -48,19 +48,7 @@ if teacher:
     back.button("← Back", on_click=move, args=(-1,), disabled=step == 1)
     nxt.button("Next →", on_click=move, args=(1,), disabled=step == STEPS, type="primary")
 st.markdown(f"**Step {step} of {STEPS}** · a heatmap")
-w = ac.init_weights(16, d_k=step, seed=0)
-steps = ac.attention_steps(ac.embed(TOKENS, d_model=16, seed=0), w.w_q, w.w_k, w.w_v)
-fig = fg.heatmap(
-    steps.weights,
-    rows=list(TOKENS),
-    cols=list(TOKENS),
-    kind="weights",
-    title=f"A = softmax(M), d_k = {step}",
-    row_title="query i",
-    col_title="key j",
-    width_px=fg.FULL_WIDTH_PX,
-)
-st.plotly_chart(browser_figure(fig), config=PLOTLY_CONFIG, width="stretch", theme=None)
+weights_chart(TOKENS, step, f"A = softmax(M), d_k = {step}")
 
 
 def follow() -> None:

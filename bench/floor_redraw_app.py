@@ -11,24 +11,12 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: attn_core, ui
 
+from floor_chart import weights_chart  # bench/, the script's own folder
+
 import attn_core as ac
-from attn_core import figures as fg
-from ui.charts import PLOTLY_CONFIG, browser_figure
 from ui.present import CHART_SCALE
 
 text = st.text_input("Sentence", "The cat sat on the mat.")
 tokens = ac.tokenize(text) or ["."]
-w = ac.init_weights(16, d_k=8, seed=0)
-steps = ac.attention_steps(ac.embed(tokens, d_model=16, seed=0), w.w_q, w.w_k, w.w_v)
 T = len(tokens)
-fig = fg.heatmap(
-    steps.weights,
-    rows=list(tokens),
-    cols=list(tokens),
-    kind="weights",
-    title=f"A = softmax(M) ({T}×{T})",
-    row_title="query i",
-    col_title="key j",
-    width_px=fg.FULL_WIDTH_PX,
-)
-st.plotly_chart(browser_figure(fig, scale=CHART_SCALE), config=PLOTLY_CONFIG, width="stretch", theme=None)
+weights_chart(tokens, 8, f"A = softmax(M) ({T}×{T})", scale=CHART_SCALE)

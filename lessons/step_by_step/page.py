@@ -108,13 +108,13 @@ def sidebar() -> tuple[str, dc.Decoder | None, str | None, int, int]:
     kind = st.radio(
         "Weights", list(words.SOURCES), format_func=words.SOURCES.get, key=K("weights"), help=words.sources_help(MINILM)
     )
-    decoder, problem = load_decoder() if kind == "decoder" else (None, None)
-    trained = kind == "real" or decoder is not None
+    decoder, problem, sizes = weights_source(kind)
+    trained = sizes is not None
     layer, head = numbering.layer_index(STATE.value("layer")), numbering.head_index(STATE.value("head"))
     if trained:
-        n_layers, n_heads = (REAL_LAYERS, REAL_HEADS) if decoder is None else (decoder.n_layers, decoder.n_heads)
-        for name, n in (("layer", n_layers), ("head", n_heads)):
-            st.session_state[K(name)] = min(STATE.value(name), n)  # as shown, 1..n
+        n_layers, n_heads = sizes
+        for name, value in zip(("layer", "head"), within(sizes), strict=True):
+            st.session_state[K(name)] = value  # as shown, 1..n
         shown = [
             st.selectbox(
                 name.title(), range(1, n + 1), format_func=f"{name} {{}}".format, key=K(name), help=words.NUMBERING_HELP
@@ -140,8 +140,6 @@ def sidebar() -> tuple[str, dc.Decoder | None, str | None, int, int]:
         st.slider(words.SIZES["d_model"], 2, 64, key=K("d_model"), disabled=trained)
         st.slider(words.SIZES["d_k"], 1, 64, key=K("d_k"), disabled=trained)
     st.number_input("Seed (random weights)", 0, 9999, step=1, key=K("seed"), disabled=trained)
-    if decoder is not None:
-        st.session_state[K("causal")] = True  # the decoder was trained with it: its numbers need it
     for name, label in words.TOGGLES.items():
         st.toggle(
             label, key=K(name), disabled=(trained and name == "pos") or (decoder is not None and name == "causal")
@@ -154,14 +152,25 @@ def followed() -> tuple[str, dc.Decoder | None, str | None, int, int]:
     """A student following a teacher who presents: the settings ``sidebar`` returns, read from
     the teacher's address without drawing them (the teacher's screen decides them)."""
     kind = STATE.value("weights")
+    decoder, problem, sizes = weights_source(kind)
+    layer, head = within(sizes) if sizes is not None else (STATE.value("layer"), STATE.value("head"))
+    return kind, decoder, problem, numbering.layer_index(layer), numbering.head_index(head)
+
+
+def weights_source(kind: str) -> tuple[dc.Decoder | None, str | None, tuple[int, int] | None]:
+    """For the weights ``kind``: the decoder and why it is missing (load_decoder; None, None when
+    not asked for), and the trained model's (layers, heads), None for random weights. With the
+    decoder the causal mask is on: it was trained with it, and its numbers need it."""
     decoder, problem = load_decoder() if kind == "decoder" else (None, None)
     if decoder is not None:
-        st.session_state[K("causal")] = True  # as sidebar(): the decoder's numbers need it
-    sizes = (REAL_LAYERS, REAL_HEADS) if kind == "real" else (decoder.n_layers, decoder.n_heads) if decoder else None
-    layer, head = (STATE.value(name) for name in ("layer", "head"))
-    if sizes is not None:
-        layer, head = min(layer, sizes[0]), min(head, sizes[1])
-    return kind, decoder, problem, numbering.layer_index(layer), numbering.head_index(head)
+        st.session_state[K("causal")] = True
+        return decoder, problem, (decoder.n_layers, decoder.n_heads)
+    return decoder, problem, (REAL_LAYERS, REAL_HEADS) if kind == "real" else None
+
+
+def within(sizes: tuple[int, int]) -> tuple[int, int]:
+    """The layer and head as the page numbers them (from 1), within the model's (layers, heads)."""
+    return min(STATE.value("layer"), sizes[0]), min(STATE.value("head"), sizes[1])
 
 
 # --------------------------------------------------------------------------- the run
