@@ -2,7 +2,8 @@
 app in which a teacher's Next and Back move a shared step and the other sessions follow it by
 the means class mode uses, and nothing else. A follower's loop is class mode's own timed fragment
 (ui.class_mode.ticker, drawn last, every second as ui.class_mode.follow's); it reads the step (a
-value in the server's memory: no database) and, when it moved, reruns the whole page. Each step shows its
+value in the server's memory: no database), holds for a move as class mode's does
+(ui.class_mode.follow.held) and, when the step moved, reruns the whole page. Each step shows its
 progress line ("Step k of 9") and one heatmap made by the app's own code, new for each step (its
 d_k is the step's number), as a step of Step by step shows a chart of its own. What a follow
 costs here, any Streamlit app whose followers poll and rerun pays.
@@ -21,9 +22,9 @@ from floor_chart import weights_chart  # bench/, the script's own folder
 
 import attn_core as ac
 from ui.class_mode import ticker
+from ui.class_mode.follow import POLL_S, held
 
 STEPS = 9
-POLL_S = 1.0  # as ui.class_mode.follow.POLL_S
 TOKENS = ac.tokenize("The cat sat on the mat.")
 
 
@@ -52,7 +53,8 @@ weights_chart(TOKENS, step, f"A = softmax(M), d_k = {step}")
 
 
 def follow() -> None:
-    if room()["step"] != st.session_state["shown"]:
+    shown = st.session_state["shown"]
+    if held(lambda _: room()["step"], "", shown, room()["step"]) != shown:
         st.rerun(scope="app")
 
 

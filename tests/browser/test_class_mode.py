@@ -134,6 +134,30 @@ def revealed_answer(t: Tab) -> tuple[str, float] | None:
     return (found[0].group(1), float(found[0].group(2))) if found and found[0] else None
 
 
+# Over ``ms`` milliseconds: how many runs the page started (the app's script state turning to
+# "running") and whether Streamlit's status widget ("Running", with a Stop button) ever showed.
+RUNNING_SIGN_JS = """
+(ms) => new Promise((done) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  let runs = 0, seen = false, state = app.getAttribute('data-test-script-state');
+  const look = () => {
+    const now = app.getAttribute('data-test-script-state');
+    if (now !== state && now === 'running') runs += 1;
+    state = now;
+    if (document.querySelector("[data-testid='stStatusWidget']")) seen = true;
+  };
+  const watch = new MutationObserver(look);
+  watch.observe(document.body, { attributes: true, childList: true, subtree: true });
+  setTimeout(() => { watch.disconnect(); done({ runs, seen }); }, ms);
+})
+"""
+
+
+def running_sign(t: Tab, seconds: float) -> dict:
+    """RUNNING_SIGN_JS on ``t`` for ``seconds``: {"runs": ..., "seen": ...}."""
+    return t.page.evaluate(RUNNING_SIGN_JS, round(seconds * 1000))
+
+
 def plain(markdown: str) -> str:
     """A sentence of class mode's words as the page shows it (bold marks dropped, escapes undone)."""
     return re.sub(r"\\(.)", r"\1", markdown.replace("**", ""))
@@ -213,6 +237,11 @@ def test_a_class_of_three_follows_answers_and_survives_a_restart(browser, class_
             max(wait_shows(s, lambda t, line=line: progress_lines(t.page) == [line], line) for s in students)
         )
     assert max(follow_s) < FOLLOW_SLACK_S, follow_s
+    # A follower's tick that finds no move holds on the server a moment (ui.class_mode.follow.HOLD_S),
+    # but ends before the browser shows its "Running" sign: no Stop button flashes on a follower's
+    # screen while the teacher talks.
+    sign = running_sign(students[1], 3.5)
+    assert sign["runs"] >= 2 and not sign["seen"], sign
     for s in students:
         assert s.page.locator(MAIN).get_by_role("button", name="Next →").count() == 0  # students cannot move the room
         assert "present" not in s.page.url

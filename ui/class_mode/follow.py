@@ -14,15 +14,18 @@ never import SQLAlchemy.
   (ui.present.FOLLOW_KEY).
 - The follower's loop, drawn last in a student's run, asks the room's version every second
   (one primary-key read) and takes the teacher's new view from the tick itself; ui.class_mode.ticker
-  says why it is drawn last and how its ticks stay out of the full runs' way.
+  says why it is drawn last and how its ticks stay out of the full runs' way. A tick that finds
+  no move waits on the server a little (HOLD_S), reading the version again, so that a move made
+  just after a tick reaches the student at once rather than a second later (``held``).
 - For the page's run, ui.quiz asks its questions through the class's poll (ui.class_mode.backend).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -54,6 +57,16 @@ PAGES = "class_pages"  # url path -> the app's page, from the last full run
 ON_PAGE = "class_on_page"  # the url path of this student's last full run
 REPAINT = "class_repaint"  # after a switch of page: the follower's next tick opens the page once more
 POLL_S = 1.0  # followers ask the room's version this often
+# A tick that finds no move asks again every HOLD_STEP_S for HOLD_S more. The browser shows its
+# "Running" sign (and a Stop button) once a run has lasted 0.5 s, so the hold stays well under that.
+HOLD_S = 0.3
+HOLD_STEP_S = 0.1
+# The followers of one room on one app server share their reads of its version: a read younger than
+# SHARED_S is taken as it is (_version). Thirty followers holding at once read it about 20 times a
+# second instead of 120.
+SHARED_S = 0.05
+_READS: dict[str, tuple[float, int | None]] = {}  # room code -> (time.monotonic() of the read, version)
+_READS_LOCK = threading.Lock()
 HEARTBEAT_S = 5.0  # and say they are still there this often ("following now" looks back 15 s)
 
 
@@ -190,12 +203,14 @@ def _tick() -> None:
         return
     try:
         rooms = store.rooms()
-        version = rooms.version(seat["code"])
+        version = _version(rooms.version, seat["code"])
         now = time.monotonic()
         if version is not None and now - st.session_state.get(BEAT, 0.0) >= HEARTBEAT_S:
             st.session_state[BEAT] = now
             rooms.heartbeat(seat["code"], roles.session_id())
         repaint = st.session_state.pop(REPAINT, False)
+        if not repaint:
+            version = held(lambda code: _version(rooms.version, code), seat["code"], seat["applied"], version)
         if version == seat["applied"] and not repaint:
             return
         state = rooms.state(seat["code"])
@@ -204,6 +219,36 @@ def _tick() -> None:
     if state is None:
         st.rerun(scope="app")  # the class has ended: the full run says so
     _take_view(seat, state, st.session_state.get(ON_PAGE), open_page=True)
+
+
+def held(read: Callable[[str], int | None], code: str, applied: int | None, version: int | None) -> int | None:
+    """The room's version: ``version`` (just read), or while that is still the ``applied`` one,
+    ``read(code)`` again every HOLD_STEP_S for up to HOLD_S, until it moves or the room is gone.
+
+    A tick comes every POLL_S, so a move waited half a second on average, and a whole one when it
+    came just after a tick; held, a move made in the first HOLD_S after a tick is taken within
+    HOLD_STEP_S. The tick's run lasts that much longer, which delays a click of this student's (it
+    waits for the run to end) by at most HOLD_S."""
+    end = time.monotonic() + HOLD_S
+    while version is not None and version == applied and time.monotonic() + HOLD_STEP_S <= end:
+        time.sleep(HOLD_STEP_S)
+        version = read(code)
+    return version
+
+
+def _version(read: Callable[[str], int | None], code: str) -> int | None:
+    """The room's version: this server's last read of it when younger than SHARED_S, else
+    ``read(code)`` (which may raise UnavailableError: nothing is kept then)."""
+    with _READS_LOCK:
+        at, version = _READS.get(code, (-1.0, None))
+    if at >= 0 and time.monotonic() - at < SHARED_S:
+        return version
+    version = read(code)
+    with _READS_LOCK:
+        if len(_READS) > 10_000:  # codes of rooms long closed
+            _READS.clear()
+        _READS[code] = (time.monotonic(), version)
+    return version
 
 
 # --------------------------------------------------------------------------- after the page
