@@ -1,7 +1,7 @@
 """The framework's floor for phone.follow_p95_ms_cpu4x (bench/perf_phone.py): a bare Streamlit
 app in which a teacher's Next and Back move a shared step and the other sessions follow it by
 the means class mode uses, and nothing else. A follower's loop is class mode's own timed fragment
-(ui.class_mode.ticker, drawn last, every second as ui.class_mode.follow's); it reads the step (a
+(ui.class_mode.ticker, drawn last, every POLL_S seconds as ui.class_mode.follow's); it reads the step (a
 value in the server's memory: no database), holds for a move as class mode's does
 (ui.class_mode.follow.held) and, when the step moved, reruns the whole page. Each step shows its
 progress line ("Step k of 9") and one heatmap made by the app's own code, new for each step (its

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import math
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -66,7 +67,8 @@ async def scenario(url: str, db_url: str) -> None:
         await student.wait_run(lambda texts: step_of(texts) == QUESTION_STEP and "Your pick" in student.widgets, 0.0)
         # The follower's loop is drawn at one of two places in turn, so each full run names a
         # fragment the run before did not (ui.class_mode.ticker): two timers' ids, no more.
-        loops = {fid for fid, every in student.intervals.items() if every == follow.POLL_S}
+        # (the interval comes as a float32: 0.8 reads 0.800000011920929)
+        loops = {fid for fid, every in student.intervals.items() if math.isclose(every, follow.POLL_S, rel_tol=1e-6)}
         assert len(loops) == 2, student.intervals
         question = asked_now(db_url, code)
         kept = class_words.sent(question, (2, 0.25))
