@@ -53,19 +53,21 @@ class Param:
     allow_empty: bool = False  # "text": an empty value is a value (an optional second sentence)
     shared: bool = False  # "text": the page's sentence, carried across pages (ui.sentence)
 
-    def parse(self, raw: str | None) -> Any:
-        """The value ``raw`` (from the URL) stands for, or the default."""
+    def parse(self, raw: str | None, *, keep_empty: bool = False) -> Any:
+        """The value ``raw`` (from the URL) stands for, or the default. A blank text gives the
+        default (a link with ``text=`` opens on the example) unless the parameter allows an empty
+        value or ``keep_empty`` (a teacher's address, followed exactly)."""
         if raw is None:
             return self.default
         raw = str(raw)
         try:
-            return self._parse(raw.strip() if self.kind != "text" else raw)
+            return self._parse(raw.strip() if self.kind != "text" else raw, keep_empty)
         except (TypeError, ValueError, OverflowError):
             return self.default
 
-    def _parse(self, raw: str) -> Any:
+    def _parse(self, raw: str, keep_empty: bool = False) -> Any:
         if self.kind == "text":
-            return raw[: self.max_chars] if raw.strip() or self.allow_empty else self.default
+            return raw[: self.max_chars] if raw.strip() or self.allow_empty or keep_empty else self.default
         if self.kind == "bool":
             low = raw.lower()
             return True if low in _TRUE else False if low in _FALSE else self.default
@@ -143,8 +145,12 @@ class PageState:
             key = self.key(p.name)
             if again or key not in st.session_state:
                 raw = first_value(st.query_params.get_all(p.name))
-                shared = p.shared and not again  # a teacher's URL is followed exactly, sentence included
-                st.session_state[key] = sentence.start(key, p.parse, raw, p.default) if shared else p.parse(raw)
+                if again:  # a teacher's URL is followed exactly: the sentence, and an empty box too
+                    st.session_state[key] = p.parse(raw, keep_empty=True)
+                elif p.shared:
+                    st.session_state[key] = sentence.start(key, p.parse, raw, p.default)
+                else:
+                    st.session_state[key] = p.parse(raw)
 
     def value(self, name: str) -> Any:
         return st.session_state.get(self.key(name), self.param(name).default)

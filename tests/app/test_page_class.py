@@ -271,6 +271,32 @@ def test_a_student_following_a_presenter_gets_the_teachers_settings_without_thei
     assert not [c for c in student.caption if c.value.startswith("Sentence:")]
 
 
+@pytest.mark.parametrize("presenting", [False, True])
+def test_a_teachers_empty_sentence_is_the_followers_too(class_db, presenting):
+    """The teacher's address then reads ``text=``; a link with an empty text opens on the example
+    sentence, but a follower takes the teacher's address exactly and shows no numbers of another
+    sentence."""
+    teacher, code = teacher_on_step_by_step()
+    teacher.text_input(key="sbs_text").set_value("   ").run()
+    if presenting:
+        teacher.toggle(key="present").set_value(True).run()
+    student = session(room=code)
+    assert not student.exception
+    assert student.session_state["sbs_text"].strip() == "" and not student.get("plotly_chart")
+    empty = [i.value for i in student.info]
+    if presenting:  # no box on the follower's page: the message says whose sentence is empty
+        assert "Sentence: (empty)" in [c.value for c in student.caption]
+        assert any(v.startswith("Your teacher's sentence is empty") for v in empty), empty
+    else:
+        assert student.text_input(key="sbs_text").value.strip() == ""
+        assert any(v.startswith("Type a sentence above") for v in empty), empty
+    teacher.text_input(key="sbs_text").set_value("A dog ran.").run()
+    student.run()
+    assert student.session_state["sbs_text"] == "A dog ran."
+    assert not [i.value for i in student.info if "empty" in i.value]
+    assert (not presenting) == bool(student.get("plotly_chart"))  # presenting: step 1, the tokens, no chart
+
+
 def test_a_students_tab_keeps_its_seat_and_answer_across_a_server_restart(class_db):
     """A new session (a restarted server) opening the student's own address is the same student:
     the answer it sent before is still its own, and the class still counts one student."""

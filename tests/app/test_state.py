@@ -124,6 +124,14 @@ def test_empty_text_is_the_default_unless_empty_is_allowed() -> None:
     assert OPTIONAL.parse("It was tired.") == "It was tired."
 
 
+def test_a_followed_address_keeps_an_empty_text() -> None:
+    """A teacher's address (class mode) is followed exactly: an empty box stays empty."""
+    assert TEXT.parse("", keep_empty=True) == "" and TEXT.parse("   ", keep_empty=True) == "   "
+    assert TEXT.parse(None, keep_empty=True) == TEXT.default  # no text in the address: the default
+    assert TEXT.parse("0123456789abc", keep_empty=True) == "0123456789"
+    assert INT.parse("", keep_empty=True) == INT.default  # only text keeps an empty value
+
+
 @pytest.mark.parametrize(
     ("raw", "value"),
     [("0,5,11", [0, 5, 11]), ("11,0,5,5", [0, 5, 11]), (" 1 , 2 ", [1, 2]), ("0,99,-3", [0, 11]), ("3,", [3])],
