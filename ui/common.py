@@ -91,11 +91,11 @@ def checked_tokens(text: str, max_tokens: int = MAX_TOKENS, *, what: str = "sent
     it was cut. The page stops only after drawing all its widgets, so an empty box never
     hides another input."""
     tokens = ac.tokenize(text[: MAX_CHARS * 4], max_tokens=max_tokens + 1)
-    if not tokens and present.following():  # no box on a follower's page: the teacher's is empty
-        st.info(f"Your teacher's {what} is empty: the steps come back when your teacher types one.")
-        return None
     if not tokens:
-        st.info(f"Type a {what} above (it is empty), or pick an example, to see attention at work.")
+        if present.following():  # no box on a follower's page: the teacher's is empty
+            st.info(f"Your teacher's {what} is empty; this part of the page waits for your teacher to type one.")
+        else:
+            st.info(f"Type a {what} above (it is empty), or pick an example, to see attention at work.")
         return None
     if len(tokens) > max_tokens:
         st.warning(f"The {what} has more than {max_tokens} tokens; only the first {max_tokens} are used.")

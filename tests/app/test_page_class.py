@@ -286,7 +286,7 @@ def test_a_teachers_empty_sentence_is_the_followers_too(class_db, presenting):
     empty = [i.value for i in student.info]
     if presenting:  # no box on the follower's page: the message says whose sentence is empty
         assert "Sentence: (empty)" in [c.value for c in student.caption]
-        assert any(v.startswith("Your teacher's sentence is empty") for v in empty), empty
+        assert any(v.startswith("Your teacher's sentence is empty;") for v in empty), empty
     else:
         assert student.text_input(key="sbs_text").value.strip() == ""
         assert any(v.startswith("Type a sentence above") for v in empty), empty
