@@ -101,7 +101,8 @@ READY_JS = """
   const main = document.querySelector("[data-testid='stMain']");
   const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
   const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
-  if (boxes < min || plots.length < boxes || !plots.every(p => p._fullLayout && p.querySelector('svg.main-svg')))
+  const drawn = plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting);
+  if (boxes < min || plots.length < boxes || !drawn)
     return false;
   return before === null || (FINGERPRINT)() !== before;
 }

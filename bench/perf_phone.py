@@ -29,8 +29,10 @@ the same follow on bench/floor_follow_app.py through the proxy, the framework's 
 step, nothing else);
 the floor app's slow load through the proxy (floor_script_done_s_slow, floor_charts_s_slow);
 the seconds Slow 4G needs for the proxy's bytes alone (wire_s_slow_4g); Step by step at 4x CPU
-without the network's limits; every follow sample; and the same follow with the phones at full
-speed (follow_*_cpu1x, follow_samples_cpu1x).
+without the network's limits; every follow sample; the same follow with the phones at full
+speed (follow_*_cpu1x, follow_samples_cpu1x); and the same follow, app and floor, with one phone
+at 4x (*_one_phone): the bench machine's cores are shared by the three slowed phones, which all
+draw each step at the same moment, where a real phone has a CPU of its own.
 """
 
 from __future__ import annotations
@@ -68,14 +70,15 @@ DONE_JS = """
   return (window.__stRuns || 0) > 0 && !!app && app.getAttribute('data-test-script-state') === 'notRunning';
 }
 """
-# Every chart in the main area is drawn (at least one).
+# Every chart in the main area is drawn, its text fitted (assets/chart_tools.js), at least one.
 CHARTS_JS = """
 () => {
   const main = document.querySelector("[data-testid='stMain']");
   if (!main) return false;
   const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
   const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
-  return boxes > 0 && plots.length >= boxes && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg'));
+  return boxes > 0 && plots.length >= boxes
+    && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting);
 }
 """
 PROGRESS_JS = """
@@ -221,13 +224,13 @@ def _bundles(bodies: dict[str, int], floor: dict[str, int]) -> dict[str, float]:
     return {k: _kb(v) for k, v in sorted(extra.items(), key=lambda kv: -kv[1])}
 
 
-def _phones(browser, url: str, path: str, slowdown: float) -> list:
-    """PHONES fresh phone contexts at ``slowdown`` times less CPU (1: full speed), each with a
+def _phones(browser, url: str, path: str, slowdown: float, count: int = PHONES) -> list:
+    """``count`` fresh phone contexts at ``slowdown`` times less CPU (1: full speed), each with a
     page open at ``url``/``path``: [(context, page)]."""
     from tests.support.browser.waits import open_app
 
     phones = []
-    for _ in range(PHONES):
+    for _ in range(count):
         context = _context(browser)
         page = context.new_page()
         page.set_viewport_size(PHONE)
@@ -282,8 +285,8 @@ def _moves(teacher, phones: list) -> dict:
     }
 
 
-def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
-    """Class mode through the proxy: a teacher on Step by step in presenter mode and PHONES
+def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN, count: int = PHONES) -> dict:
+    """Class mode through the proxy: a teacher on Step by step in presenter mode and ``count``
     phones at ``slowdown`` times less CPU that joined by the link; see _moves."""
     from tests.browser.test_class_mode import start_class
     from tests.support.browser.teaching import PROJECTOR, progress_lines, switch_on
@@ -298,7 +301,7 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
             self.page = page
 
     code, _, _ = start_class(_Tab(teacher))
-    phones = _phones(browser, stack.url, f"?room={code}", slowdown)
+    phones = _phones(browser, stack.url, f"?room={code}", slowdown, count)
     _wait(lambda: all(p.locator(".st-key-class_banner").count() for _, p in phones), "the phones to join the class")
     for _, page in phones:
         page.evaluate(RECORD_JS)
@@ -311,9 +314,9 @@ def _follow(browser, stack: Stack, slowdown: float = CPU_SLOWDOWN) -> dict:
         teacher_ctx.close()
 
 
-def _follow_floor(browser, url: str, slowdown: float = CPU_SLOWDOWN) -> dict:
+def _follow_floor(browser, url: str, slowdown: float = CPU_SLOWDOWN, count: int = PHONES) -> dict:
     """The same follow on bench/floor_follow_app.py (the framework's floor): a teacher with Next
-    and Back, PHONES phones following by class mode's timed fragment, one chart a step."""
+    and Back, ``count`` phones following by class mode's timed fragment, one chart a step."""
     from tests.support.browser.teaching import PROJECTOR
     from tests.support.browser.waits import open_app
 
@@ -321,7 +324,7 @@ def _follow_floor(browser, url: str, slowdown: float = CPU_SLOWDOWN) -> dict:
     teacher = teacher_ctx.new_page()
     teacher.set_viewport_size(PROJECTOR)
     open_app(teacher, url, "?role=teacher")
-    phones = _phones(browser, url, "", slowdown)
+    phones = _phones(browser, url, "", slowdown, count)
     for _, page in phones:
         page.evaluate(RECORD_JS)
     try:
@@ -401,6 +404,11 @@ def run(results: dict) -> None:
                 full = _follow(browser, stack, slowdown=1)
                 details.update(follow_p95_ms_cpu1x=full["p95"], follow_p50_ms_cpu1x=full["p50"])
                 details.update(follow_max_ms_cpu1x=full["max"], follow_samples_cpu1x=full["samples"])
+                # One phone at 4x: the same follow without three slowed phones drawing each step at
+                # the same moment on the bench machine's cores (a real phone has a CPU of its own).
+                alone = _follow(browser, stack, count=1)
+                details.update(follow_p95_ms_cpu4x_one_phone=alone["p95"], follow_p50_ms_cpu4x_one_phone=alone["p50"])
+                details["follow_samples_one_phone"] = alone["samples"]
             # The framework's floor for the follow: class mode's loop and one chart a step, no more.
             with _stack(servers=1, db_url="sqlite://", script=str(FLOOR_FOLLOW_APP)) as floor_stack:
                 _open(browser, floor_stack.url)  # the server's first run, out of the timing
@@ -408,5 +416,8 @@ def run(results: dict) -> None:
                 details["floor_follow_p95_ms_cpu4x"] = floor_follow["p95"]
                 details["floor_follow_p50_ms_cpu4x"] = floor_follow["p50"]
                 details["floor_follow_samples"] = floor_follow["samples"]
+                floor_alone = _follow_floor(browser, floor_stack.url, count=1)
+                details["floor_follow_p95_ms_cpu4x_one_phone"] = floor_alone["p95"]
+                details["floor_follow_p50_ms_cpu4x_one_phone"] = floor_alone["p50"]
         finally:
             browser.close()

@@ -28,7 +28,7 @@ _SETTLED_JS = """
   const drawn = plots.every(p => {
     if (!p.checkVisibility()) return true;
     const box = p.getBoundingClientRect();
-    return p._fullLayout && p.querySelector('svg.main-svg')
+    return p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting
       && Math.abs(p._fullLayout.width - Math.max(box.width, MIN_PLOT_PX)) < 2
       && Math.abs(p._fullLayout.height - box.height) < 2;
   });

@@ -110,7 +110,8 @@ _IDLE_JS = """
 
 # What a user sees once a run has been drawn: the app connected and not running, its main area
 # showing elements, none of them stale (left from the run before), no placeholder waiting for a
-# lazily loaded widget (Streamlit loads each widget's code on first use), every chart drawn, and
+# lazily loaded widget (Streamlit loads each widget's code on first use), every chart drawn and its
+# text fitted (assets/chart_tools.js: data-fitting gone), and
 # nothing on the page changed for 150 ms (under load the app draws a run's messages seconds after
 # they arrive).
 DRAWN_JS = """
@@ -126,7 +127,8 @@ DRAWN_JS = """
       && !!main.querySelector("[data-testid='stElementContainer']")
       && !document.querySelector("[data-stale='true']")
       && !document.querySelector("[data-testid='stSkeleton']")
-      && plots.length >= boxes && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg'))
+      && plots.length >= boxes
+      && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting)
       && performance.now() - quiet > 150;
 }
 """
