@@ -41,6 +41,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
 from tests.support.browser.session import async_offline_context
+from tests.support.browser.waits import PLOT_DRAWN_JS
 
 LOG = ROOT / "tests" / "artifacts" / "bench-streamlit.log"
 FLOOR_REDRAW_APP = ROOT / "bench" / "floor_redraw_app.py"
@@ -95,18 +96,21 @@ IDLE_JS = """
 """
 
 # The run ended, every chart is drawn (at least ``min`` of them), and their data differs from ``before``.
-READY_JS = """
+READY_JS = (
+    """
 ([since, before, min]) => {
   if (!(IDLE)(since)) return false;
   const main = document.querySelector("[data-testid='stMain']");
   const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
   const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
-  const drawn = plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting);
-  if (boxes < min || plots.length < boxes || !drawn)
+  if (boxes < min || plots.length < boxes || !plots.every(PLOT_DRAWN))
     return false;
   return before === null || (FINGERPRINT)() !== before;
 }
-""".replace("IDLE", IDLE_JS.strip()).replace("FINGERPRINT", FINGERPRINT_JS.strip())
+""".replace("IDLE", IDLE_JS.strip())
+    .replace("FINGERPRINT", FINGERPRINT_JS.strip())
+    .replace("PLOT_DRAWN", PLOT_DRAWN_JS)
+)
 
 # Resolves (with whether the box is a text area) once the box's "Press Enter to apply" hint
 # shows, or after 2 s. It watches the box's element for changes instead of checking every frame:

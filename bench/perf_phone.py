@@ -50,6 +50,7 @@ from deploy.stack import Stack, free_port
 from tests.support.browser.checks import Watch
 from tests.support.browser.server import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
 from tests.support.browser.session import offline_context
+from tests.support.browser.waits import PLOT_DRAWN_JS
 
 HERE = Path(__file__).resolve().parent
 FLOOR_APP = HERE / "floor_app.py"
@@ -78,9 +79,9 @@ CHARTS_JS = """
   const boxes = main.querySelectorAll("[data-testid='stPlotlyChart']").length;
   const plots = Array.from(main.querySelectorAll('.js-plotly-plot'));
   return boxes > 0 && plots.length >= boxes
-    && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting);
+    && plots.every(PLOT_DRAWN);
 }
-"""
+""".replace("PLOT_DRAWN", PLOT_DRAWN_JS)
 PROGRESS_JS = """
 () => Array.from(document.querySelectorAll(
     "[data-testid='stMain'] [data-testid='stMarkdownContainer'] :is(p, h2)"))

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.support.browser.waits import PLOT_DRAWN_JS
+
 PROJECTORS = ({"width": 1280, "height": 720}, {"width": 1024, "height": 768}, {"width": 1920, "height": 1080})
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -28,7 +30,7 @@ _SETTLED_JS = """
   const drawn = plots.every(p => {
     if (!p.checkVisibility()) return true;
     const box = p.getBoundingClientRect();
-    return p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting
+    return (PLOT_DRAWN)(p)
       && Math.abs(p._fullLayout.width - Math.max(box.width, MIN_PLOT_PX)) < 2
       && Math.abs(p._fullLayout.height - box.height) < 2;
   });
@@ -36,7 +38,7 @@ _SETTLED_JS = """
   return drawn && app && app.getAttribute('data-test-script-state') === 'notRunning'
     && performance.now() - (window.__stChangedAt || 0) > quietMs;
 }
-"""
+""".replace("PLOT_DRAWN", PLOT_DRAWN_JS)
 
 # The screen as measured: the viewport, sideways scrolling, every visible chart's box and title,
 # the body text's font sizes, and each heatmap's cell numbers against their cells.

@@ -108,6 +108,11 @@ _IDLE_JS = """
 }
 """
 
+# One chart drawn: Plotly has drawn it and the chart tools have fitted its text (assets/chart_tools.js
+# sets data-fitting when Plotly draws and clears it a task later). Every wait for a drawn chart asks
+# this, here, in screens.py and in the bench (perf_browser, perf_phone).
+PLOT_DRAWN_JS = "(p => !!p._fullLayout && !!p.querySelector('svg.main-svg') && !p.dataset.fitting)"
+
 # What a user sees once a run has been drawn: the app connected and not running, its main area
 # showing elements, none of them stale (left from the run before), no placeholder waiting for a
 # lazily loaded widget (Streamlit loads each widget's code on first use), every chart drawn and its
@@ -128,10 +133,10 @@ DRAWN_JS = """
       && !document.querySelector("[data-stale='true']")
       && !document.querySelector("[data-testid='stSkeleton']")
       && plots.length >= boxes
-      && plots.every(p => p._fullLayout && p.querySelector('svg.main-svg') && !p.dataset.fitting)
+      && plots.every(PLOT_DRAWN)
       && performance.now() - quiet > 150;
 }
-"""
+""".replace("PLOT_DRAWN", PLOT_DRAWN_JS)
 
 # A run that ended after `since` (a run count), drawn (DRAWN_JS).
 RAN_SINCE_JS = """
